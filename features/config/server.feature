@@ -1,0 +1,354 @@
+@spec-1.5
+Feature: Configuration server
+  The configuration server serves the configuration of a named application, for a profile and an optional
+  label, from a git repository that holds one YAML file per application (<application>.yml) and one per
+  application and profile (<application>-<profile>.yml). GET /{application}/{profile}[/{label}] answers a JSON
+  document whose propertySources list one entry per matching file, highest precedence first, each named
+  <repository uri>/<file> with its keys flattened (greeting.displayFortune, a.list[0]). The other top-level
+  fields follow Spring Cloud Config: name, profiles, label (master when none is given), version (the commit
+  served) and state.
+
+  The harness writes to the repository the target declares, as a person would with git. Every scenario has
+  names of its own, written {app}, {branch} and {tag} below, so that scenarios never see each other's files.
+
+  @spec-2.4 @spec-2.5 @spec-2.5-app-yml @spec-4.4 @spec-4.4-get-app-profile
+  Scenario: An application with a generic file only
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: Hello from the generic file
+        displayFortune: false
+      quoteServiceURL: http://quotes.test/api
+      retries: 3
+      """
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the answer is 200 with a JSON body
+    And the field "name" is "{app}"
+    And the field "profiles" is ["default"]
+    And the field "label" is "master"
+    And the field "version" is the commit id of "master"
+    And the field "state" is null or empty
+    And the property sources are, highest precedence first:
+      | {app}.yml |
+    And the property source "{app}.yml" holds:
+      | key                     | value                         |
+      | greeting.message        | "Hello from the generic file" |
+      | greeting.displayFortune | false                         |
+      | quoteServiceURL         | "http://quotes.test/api"      |
+      | retries                 | 3                             |
+
+  @spec-2.5-app-profile-yml @spec-4.4-get-app-profile
+  Scenario: A profile file is served in addition to the generic file, and before it
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: generic
+      quoteServiceURL: http://quotes.test/generic
+      """
+    And the repository holds on "master" the file "{app}-dev.yml":
+      """
+      greeting:
+        message: dev
+        displayFortune: true
+      """
+    When I fetch the configuration of "{app}" with profile "dev"
+    Then the answer is 200 with a JSON body
+    And the field "profiles" is ["dev"]
+    And the property sources are, highest precedence first:
+      | {app}-dev.yml |
+      | {app}.yml     |
+    And the property source "{app}-dev.yml" holds:
+      | key                     | value |
+      | greeting.message        | "dev" |
+      | greeting.displayFortune | true  |
+    And the property source "{app}.yml" holds:
+      | key              | value                        |
+      | greeting.message | "generic"                    |
+      | quoteServiceURL  | "http://quotes.test/generic" |
+
+  @spec-4.4 @spec-4.4-get-app-profile
+  Scenario: A profile without a file of its own, and the profile default, give the generic file alone
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: generic
+      """
+    And the repository holds on "master" the file "{app}-dev.yml":
+      """
+      greeting:
+        message: dev
+      """
+    When I fetch the configuration of "{app}" with profile "prod"
+    Then the answer is 200 with a JSON body
+    And the property sources are, highest precedence first:
+      | {app}.yml |
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the property sources are, highest precedence first:
+      | {app}.yml |
+
+  @spec-4.4-get-app-profile @capability-config.profile-lists
+  Scenario: Several comma-separated profiles, the last one winning
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      source: generic
+      """
+    And the repository holds on "master" the file "{app}-dev.yml":
+      """
+      source: dev
+      """
+    And the repository holds on "master" the file "{app}-db.yml":
+      """
+      source: db
+      """
+    When I fetch the configuration of "{app}" with profile "dev,db"
+    Then the answer is 200 with a JSON body
+    And the field "profiles" is ["dev","db"]
+    And the property sources are, highest precedence first:
+      | {app}-db.yml  |
+      | {app}-dev.yml |
+      | {app}.yml     |
+
+  @spec-4.4-get-app-profile-label
+  Scenario: Without a label the server answers for master, the same as with label master
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      where: on master
+      """
+    And the repository holds on "{branch}" the file "{app}.yml":
+      """
+      where: on a branch
+      """
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the answer is 200 with a JSON body
+    And the field "label" is "master"
+    And the field "version" is the commit id of "master"
+    And the property source "{app}.yml" holds:
+      | key   | value       |
+      | where | "on master" |
+    When I fetch the configuration of "{app}" with profile "default" and label "master"
+    Then the field "label" is "master"
+    And the field "version" is the commit id of "master"
+
+  @spec-4.4-get-app-profile-label
+  Scenario: A branch as label
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      where: on master
+      """
+    And the repository holds on "{branch}" the file "{app}.yml":
+      """
+      where: on a branch
+      """
+    When I fetch the configuration of "{app}" with profile "default" and label "{branch}"
+    Then the answer is 200 with a JSON body
+    And the field "label" is "{branch}"
+    And the field "version" is the commit id of "{branch}"
+    And the property source "{app}.yml" holds:
+      | key   | value         |
+      | where | "on a branch" |
+
+  @spec-4.4-get-app-profile-label @capability-config.label-forms
+  Scenario: A tag as label serves the tagged commit
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      release: one
+      """
+    And the head of "master" is tagged "{tag}"
+    And the repository holds on "master" the file "{app}.yml":
+      """
+      release: two
+      """
+    When I fetch the configuration of "{app}" with profile "default" and label "{tag}"
+    Then the answer is 200 with a JSON body
+    And the field "version" is the commit id of "{tag}"
+    And the property source "{app}.yml" holds:
+      | key     | value |
+      | release | "one" |
+
+  @spec-4.4-get-app-profile-label @capability-config.label-forms
+  Scenario: A commit id as label serves that commit
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      release: one
+      """
+    And the commit id of "master" is remembered as "first"
+    And the repository holds on "master" the file "{app}.yml":
+      """
+      release: two
+      """
+    When I fetch the configuration of "{app}" with profile "default" and label "{first}"
+    Then the answer is 200 with a JSON body
+    And the field "version" is "{first}"
+    And the property source "{app}.yml" holds:
+      | key     | value |
+      | release | "one" |
+
+  @spec-4.4-get-app-profile-label @capability-config.label-forms
+  Scenario: A slash in a label is written (_)
+    Given the repository holds on "feature/{branch}" the file "{app}.yml":
+      """
+      where: on a feature branch
+      """
+    When I fetch the configuration of "{app}" with profile "default" and label "feature(_){branch}"
+    Then the answer is 200 with a JSON body
+    And the field "label" is "feature/{branch}"
+    And the property source "{app}.yml" holds:
+      | key   | value                 |
+      | where | "on a feature branch" |
+
+  @spec-3.3 @spec-3.3.1
+  Scenario: A change committed to the repository is visible at the very next request
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: before
+      """
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the property source "{app}.yml" holds:
+      | key              | value    |
+      | greeting.message | "before" |
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: after
+      """
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the field "version" is the commit id of "master"
+    And the property source "{app}.yml" holds:
+      | key              | value   |
+      | greeting.message | "after" |
+
+  @spec-3.3.1
+  Scenario: A profile file added to the repository is served at the very next request
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      source: generic
+      """
+    When I fetch the configuration of "{app}" with profile "cloud"
+    Then the property sources are, highest precedence first:
+      | {app}.yml |
+    Given the repository holds on "master" the file "{app}-cloud.yml":
+      """
+      source: cloud
+      """
+    When I fetch the configuration of "{app}" with profile "cloud"
+    Then the property sources are, highest precedence first:
+      | {app}-cloud.yml |
+      | {app}.yml       |
+
+  @spec-2.4 @capability-config.shared-files
+  Scenario: The shared application files apply to every application, after its own files
+    # The shared files would touch every scenario's application, so they live on a branch of this scenario.
+    Given the repository holds on "{branch}" the file "application.yml":
+      """
+      shared: everyone
+      """
+    And the repository holds on "{branch}" the file "application-dev.yml":
+      """
+      shared: everyone under dev
+      """
+    And the repository holds on "{branch}" the file "{app}.yml":
+      """
+      own: generic
+      """
+    And the repository holds on "{branch}" the file "{app}-dev.yml":
+      """
+      own: dev
+      """
+    When I fetch the configuration of "{app}" with profile "dev" and label "{branch}"
+    Then the answer is 200 with a JSON body
+    And the property sources are, highest precedence first:
+      | {app}-dev.yml       |
+      | {app}.yml           |
+      | application-dev.yml |
+      | application.yml     |
+    When I fetch the configuration of "other-{app}" with profile "dev" and label "{branch}"
+    Then the answer is 200 with a JSON body
+    And the property sources are, highest precedence first:
+      | application-dev.yml |
+      | application.yml     |
+
+  @spec-7-config-server-errors @capability-config.errors
+  Scenario: An application the repository does not know gets an empty configuration, not an error
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the answer is 200 with a JSON body
+    And the field "name" is "{app}"
+    And no property source comes from a file of "{app}"
+
+  @spec-7-config-server-errors @capability-config.errors
+  Scenario: An unknown label is answered 404 with a JSON error body
+    When I fetch the configuration of "{app}" with profile "default" and label "no-such-{branch}"
+    Then the answer is 404 with a JSON body
+    And the error message names "no-such-{branch}" and "label"
+
+  @spec-7-config-server-errors @capability-config.errors
+  Scenario: A file that is not valid YAML is answered 500 with its name and line
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: fine
+         broken: [indentation
+      """
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the answer is 500 with a JSON body
+    And the error message names "{app}.yml" and "line 3"
+
+  @spec-7-config-server-errors @capability-config.errors
+  Scenario Outline: A path that tries to leave the repository is refused with 400: <path>
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: fine
+      """
+    When I request "<path>" from the configuration server
+    Then the answer is 400 with a JSON body
+
+    Examples:
+      | path                                |
+      | /{app}/default/..                   |
+      | /{app}/default/..(_)..(_)etc        |
+      | /{app}/default/(_)etc(_)passwd      |
+      | /..(_){app}/default                 |
+      | /{app}/..%2F..%2Fetc                |
+      | /{app}/default/master%00            |
+      | /{app}/default/..%5C..%5Cwindows    |
+
+  @spec-2.4 @capability-config.flat-formats
+  Scenario Outline: The merged configuration as one <format> document
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: generic
+      quoteServiceURL: http://quotes.test/generic
+      tags: [a, b]
+      """
+    And the repository holds on "master" the file "{app}-dev.yml":
+      """
+      greeting:
+        message: dev
+      """
+    When I request "/{app}-dev.<format>" from the configuration server
+    Then the answer has the header "Content-Type" starting with "<type>"
+    And the answer is a <format> document holding:
+      | key              | value                      |
+      | greeting.message | dev                        |
+      | quoteServiceURL  | http://quotes.test/generic |
+      | tags[1]          | b                          |
+
+    Examples:
+      | format     | type             |
+      | yml        | text/yaml        |
+      | yaml       | text/yaml        |
+      | properties | text/plain       |
+      | json       | application/json |
+
+  @spec-2.4 @capability-config.flat-formats
+  Scenario: A merged document for a label
+    Given the repository holds on "{branch}" the file "{app}.yml":
+      """
+      where: on a branch
+      """
+    When I request "/{branch}/{app}-default.yml" from the configuration server
+    Then the answer is a yml document holding:
+      | key   | value       |
+      | where | on a branch |
