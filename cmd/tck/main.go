@@ -1,0 +1,214 @@
+// Command tck runs the fortune-tck conformance suite against an implementation and writes reports.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fortune-tck/fortune-tck/features"
+	"github.com/fortune-tck/fortune-tck/harness"
+	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/harness/catalog"
+	"github.com/fortune-tck/fortune-tck/harness/coverage"
+	"github.com/fortune-tck/fortune-tck/harness/target"
+)
+
+// Exit codes, documented in usage.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitRunError    = 3
+	exitInterrupted = 130
+)
+
+const usage = `tck runs the fortune-tck conformance suite against an implementation of the interface.
+
+Usage:
+  tck run [--target FILE] [--tags EXPR] [--format pretty|progress] [--reports DIR] [--features DIR]
+  tck coverage [--verbose] [--features DIR]
+  tck validate FILE
+  tck capabilities
+
+Commands:
+  run           Run the features. Without --target, build the reference implementation from this checkout,
+                start its services on free ports, run against them and stop them again.
+  coverage      For every numbered section and table row of the spec, the scenarios that cite it; then the
+                sections no scenario covers yet.
+  validate      Check a target file and report every mistake with its field.
+  capabilities  List the optional capabilities a target file may declare.
+
+Exit status: 0 every selected scenario passed; 1 some failed; 2 bad usage or target file;
+3 the run could not be done (target unreachable, reference failed to start); 130 interrupted.
+Run 'tck COMMAND --help' for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	switch args[0] {
+	case "run":
+		return runSuite(args[1:], stdout, stderr)
+	case "coverage":
+		return runCoverage(args[1:], stdout, stderr)
+	case "validate":
+		return runValidate(args[1:], stdout, stderr)
+	case "capabilities":
+		for _, name := range target.KnownNames() {
+			fmt.Fprintf(stdout, "%-22s %s\n", name, target.Known[name])
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities (tck --help)\n", args[0])
+	return exitUsage
+}
+
+func runSuite(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("tck run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	targetFile := fl.String("target", "", "target description (YAML) of the implementation under test; default: boot the reference")
+	tags := fl.String("tags", "", "godog tag expression selecting scenarios, e.g. '@spec-4.4 && ~@capability-config.errors'")
+	format := fl.String("format", "pretty", "terminal format: pretty (every step) or progress (one character a step)")
+	reports := fl.String("reports", "reports", "folder for junit.xml, cucumber.json and conformance-report.yaml")
+	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *format != "pretty" && *format != "progress" {
+		fmt.Fprintf(stderr, "tck run: --format %q: use pretty or progress\n", *format)
+		return exitUsage
+	}
+	fsys, err := featuresFS(*featuresDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "tck run: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	tg, code := loadOrBoot(ctx, *targetFile, *reports, stdout, stderr)
+	if tg == nil {
+		return code
+	}
+	defer tg.stop()
+	res, err := harness.Run(ctx, harness.Options{Target: tg.target, Tags: *tags, Format: *format,
+		ReportsDir: *reports, Output: stdout, Features: fsys})
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "tck: interrupted; stopping the services it started")
+		return exitInterrupted
+	case err != nil:
+		fmt.Fprintf(stderr, "tck: %v\n", err)
+		return exitRunError
+	case res.Failed > 0:
+		return exitFailed
+	}
+	return exitOK
+}
+
+// booted is the target of a run and how to release it.
+type booted struct {
+	target *target.Target
+	stop   func()
+}
+
+func loadOrBoot(ctx context.Context, file, reports string, stdout, stderr io.Writer) (*booted, int) {
+	if file != "" {
+		t, err := target.Load(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "tck: %v\n", err)
+			return nil, exitUsage
+		}
+		return &booted{target: t, stop: func() {}}, exitOK
+	}
+	st, err := boot.Reference(ctx, boot.Options{Binary: os.Getenv("TCK_REFERENCE_BIN"),
+		LogDir: reports + "/logs", Progress: stdout})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exitInterrupted
+		}
+		fmt.Fprintf(stderr, "tck: booting the reference: %v\n", err)
+		return nil, exitRunError
+	}
+	return &booted{target: st.Target, stop: st.Stop}, exitOK
+}
+
+func featuresFS(dir string) (fs.FS, error) {
+	if dir == "" {
+		return features.FS, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("--features: %w", err)
+	}
+	return os.DirFS(dir), nil
+}
+
+func runCoverage(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("tck coverage", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	verbose := fl.Bool("verbose", false, "list the covering scenarios under each section")
+	featuresDir := fl.String("features", "", "read features and sections.yaml from this folder instead of the built-in ones")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	fsys, err := featuresFS(*featuresDir)
+	if err == nil {
+		err = printCoverage(fsys, *verbose, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tck coverage: %v\n", err)
+		return exitRunError
+	}
+	return exitOK
+}
+
+func printCoverage(fsys fs.FS, verbose bool, w io.Writer) error {
+	cat, err := catalog.Load(fsys)
+	if err != nil {
+		return err
+	}
+	sections, err := coverage.LoadSections(fsys, "sections.yaml")
+	if err != nil {
+		return err
+	}
+	cov, err := coverage.Compute(sections, cat)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   %-34s %-8s %2s  %s\n", "section", "area", "n", "summary (-- marks sections no scenario covers)")
+	cov.Print(w, verbose)
+	return nil
+}
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(stderr, "usage: tck validate FILE   (checks a target description; see the README for its fields)")
+		return exitUsage
+	}
+	t, err := target.Load(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "tck: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "%s: valid target for %s", args[0], t.Implementation.Project)
+	if len(t.Capabilities) > 0 {
+		fmt.Fprintf(stdout, " with capabilities %v", t.Capabilities)
+	}
+	fmt.Fprintln(stdout)
+	return exitOK
+}

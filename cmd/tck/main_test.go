@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func runTCK(args ...string) (code int, stdout, stderr string) {
+	var out, errOut strings.Builder
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageAndUnknownCommands(t *testing.T) {
+	if code, out, _ := runTCK("--help"); code != exitOK || !strings.Contains(out, "tck run [--target FILE]") {
+		t.Errorf("--help: %d %s", code, out)
+	}
+	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, coverage") {
+		t.Errorf("unknown command: %d %s", code, errOut)
+	}
+	if code, _, errOut := runTCK("run", "--format", "fancy"); code != exitUsage || !strings.Contains(errOut, "use pretty or progress") {
+		t.Errorf("bad format: %d %s", code, errOut)
+	}
+}
+
+func TestValidateNamesTheFieldsOfABadTarget(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("services:\n  configServer:\n    url: nope\n"), 0o644)
+	code, _, errOut := runTCK("validate", bad)
+	if code != exitUsage || !strings.Contains(errOut, "services.configServer.url") || !strings.Contains(errOut, "services.configServer.repository.uri: required") {
+		t.Errorf("validate bad: %d %s", code, errOut)
+	}
+	if code, _, errOut := runTCK("run", "--target", bad); code != exitUsage || !strings.Contains(errOut, "services.configServer.url") {
+		t.Errorf("run with a bad target: %d %s", code, errOut)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("services:\n  configServer: {url: 'http://localhost:8888', repository: {uri: /srv/r.git}}\n"), 0o644)
+	if code, out, errOut := runTCK("validate", good); code != exitOK || !strings.Contains(out, "valid target") {
+		t.Errorf("validate good: %d %s %s", code, out, errOut)
+	}
+}
+
+func TestCoverageAndCapabilities(t *testing.T) {
+	code, out, errOut := runTCK("coverage", "--verbose")
+	if code != exitOK || !strings.Contains(out, "4.4-get-app-profile") || !strings.Contains(out, "config/server.feature:") ||
+		!strings.Contains(out, "uncovered:") {
+		t.Errorf("coverage: %d %s %s", code, out, errOut)
+	}
+	code, out, _ = runTCK("capabilities")
+	if code != exitOK || !strings.Contains(out, "config.flat-formats") {
+		t.Errorf("capabilities: %d %s", code, out)
+	}
+}
+
+// Ctrl-C during a run stops every service the harness started and removes its temporary directory.
+func TestInterruptStopsTheReference(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tck")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building tck: %v\n%s", err, out)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	os.Mkdir(tmp, 0o755)
+	cmd := exec.Command(bin, "run", "--reports", filepath.Join(dir, "reports"))
+	cmd.Dir = "../.." // the checkout, to build the reference from
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := waitForStartedService(t, stdout)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+			t.Errorf("exit: %v, want status %d", err, exitInterrupted)
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("tck did not stop within 60s of Ctrl-C")
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("service process %d still exists (kill 0: %v)", pid, err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
+
+// waitForStartedService reads the progress lines until a service is ready, and returns its pid.
+func waitForStartedService(t *testing.T, r interface{ Read([]byte) (int, error) }) int {
+	t.Helper()
+	started := regexp.MustCompile(`started configserver \(pid (\d+)\)`)
+	pid := 0
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if m := started.FindStringSubmatch(sc.Text()); m != nil {
+			pid, _ = strconv.Atoi(m[1])
+		}
+		if strings.Contains(sc.Text(), "configserver ready") {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return pid
+		}
+	}
+	t.Fatal("tck ended before the reference was ready")
+	return 0
+}

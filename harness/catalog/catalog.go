@@ -1,0 +1,178 @@
+// Package catalog lists the scenarios of the features, with their area, tags and location, independently of a
+// run: reports need every scenario (also those not run), coverage needs every tag, and the runner needs to know
+// which scenarios a target cannot support before it starts.
+package catalog
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+)
+
+// Scenario is one pickle: a scenario, or one example row of a scenario outline.
+type Scenario struct {
+	Area    string // the folder of the feature file
+	URI     string // path of the feature file inside the features FS
+	Feature string
+	Name    string
+	Line    int // line of the scenario, or of the example row for an outline
+	Tags    []string
+	key     string
+}
+
+// ID names a scenario uniquely and readably in reports: "config/server.feature:42 Name".
+func (s Scenario) ID() string { return fmt.Sprintf("%s:%d %s", s.URI, s.Line, s.Name) }
+
+// HasTag reports whether the scenario (or its feature) carries the tag, written with its @.
+func (s Scenario) HasTag(tag string) bool {
+	for _, t := range s.Tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// TagsWithPrefix returns the tag values that start with prefix, prefix removed ("@spec-" gives "2.4", ...).
+func (s Scenario) TagsWithPrefix(prefix string) []string {
+	var out []string
+	for _, t := range s.Tags {
+		if v, ok := strings.CutPrefix(t, prefix); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Catalog is every scenario of a features FS, in file order.
+type Catalog struct {
+	Scenarios []Scenario
+	byKey     map[string]int
+}
+
+// Key identifies a pickle by what godog hands to hooks, so that run results can be matched to the catalog.
+// Outline rows differ in their substituted step texts.
+func Key(uri, name string, steps []string) string {
+	return uri + "\x00" + name + "\x00" + strings.Join(steps, "\x00")
+}
+
+// PickleKey is Key for a pickle as godog passes it to scenario hooks.
+func PickleKey(p *messages.Pickle) string {
+	steps := make([]string, len(p.Steps))
+	for i, s := range p.Steps {
+		steps[i] = s.Text
+	}
+	return Key(p.Uri, p.Name, steps)
+}
+
+// Lookup finds the scenario of a pickle key.
+func (c *Catalog) Lookup(key string) (Scenario, bool) {
+	i, ok := c.byKey[key]
+	if !ok {
+		return Scenario{}, false
+	}
+	return c.Scenarios[i], true
+}
+
+// Areas returns the areas that have scenarios, in the order given.
+func (c *Catalog) Areas(order []string) []string {
+	var out []string
+	for _, a := range order {
+		for _, s := range c.Scenarios {
+			if s.Area == a {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Load parses every .feature file of fsys. A feature outside an area folder, a parse error or two scenarios that
+// cannot be told apart are errors: the suite must never lose a scenario silently.
+func Load(fsys fs.FS) (*Catalog, error) {
+	var files []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".feature") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	c := &Catalog{byKey: map[string]int{}}
+	for _, f := range files {
+		if err := c.addFile(fsys, f); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Catalog) addFile(fsys fs.FS, file string) error {
+	area := path.Dir(file)
+	if area == "." || strings.Contains(area, "/") {
+		return fmt.Errorf("%s: a feature file belongs in one area folder, e.g. config/%s", file, path.Base(file))
+	}
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return err
+	}
+	ids := &messages.Incrementing{}
+	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), ids.NewId)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if doc.Feature == nil {
+		return fmt.Errorf("%s: no Feature", file)
+	}
+	lines := nodeLines(doc.Feature)
+	for _, p := range gherkin.Pickles(*doc, file, ids.NewId) {
+		s := Scenario{Area: area, URI: file, Feature: doc.Feature.Name, Name: p.Name, key: PickleKey(p)}
+		s.Line = lines[p.AstNodeIds[len(p.AstNodeIds)-1]]
+		for _, t := range p.Tags {
+			s.Tags = append(s.Tags, t.Name)
+		}
+		if prev, dup := c.byKey[s.key]; dup {
+			return fmt.Errorf("%s: scenario %q cannot be told apart from line %d; give it another name",
+				s.ID(), s.Name, c.Scenarios[prev].Line)
+		}
+		c.byKey[s.key] = len(c.Scenarios)
+		c.Scenarios = append(c.Scenarios, s)
+	}
+	return nil
+}
+
+// nodeLines maps the ids of scenarios and example rows to their lines.
+func nodeLines(f *messages.Feature) map[string]int {
+	lines := map[string]int{}
+	addScenario := func(sc *messages.Scenario) {
+		lines[sc.Id] = int(sc.Location.Line)
+		for _, ex := range sc.Examples {
+			for _, row := range ex.TableBody {
+				lines[row.Id] = int(row.Location.Line)
+			}
+		}
+	}
+	for _, child := range f.Children {
+		if child.Scenario != nil {
+			addScenario(child.Scenario)
+		}
+		if child.Rule != nil {
+			for _, rc := range child.Rule.Children {
+				if rc.Scenario != nil {
+					addScenario(rc.Scenario)
+				}
+			}
+		}
+	}
+	return lines
+}

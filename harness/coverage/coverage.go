@@ -1,0 +1,117 @@
+// Package coverage relates the spec's numbered sections and table rows (features/sections.yaml) to the scenarios
+// that cite them with @spec-<id> tags, so that what the suite does not verify yet is visible.
+package coverage
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/fortune-tck/fortune-tck/harness/catalog"
+)
+
+// SpecTag is the tag prefix by which a scenario cites a section.
+const SpecTag = "@spec-"
+
+// Section is one numbered section or table row of the spec.
+type Section struct {
+	ID       string `yaml:"id"`
+	Area     string `yaml:"area"`
+	Summary  string `yaml:"summary"`
+	NotShown bool   `yaml:"notShown"`
+}
+
+// LoadSections reads the index of the spec from fsys.
+func LoadSections(fsys fs.FS, name string) ([]Section, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Sections []Section `yaml:"sections"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return doc.Sections, nil
+}
+
+// Coverage maps each section id to the scenarios citing it.
+type Coverage struct {
+	Sections []Section
+	By       map[string][]catalog.Scenario
+}
+
+// Compute relates sections and scenarios. A tag that names no section is an error, so a typo cannot make a
+// scenario count for nothing.
+func Compute(sections []Section, cat *catalog.Catalog) (*Coverage, error) {
+	c := &Coverage{Sections: sections, By: map[string][]catalog.Scenario{}}
+	known := map[string]bool{}
+	for _, s := range sections {
+		known[s.ID] = true
+	}
+	var unknown []string
+	for _, sc := range cat.Scenarios {
+		ids := sc.TagsWithPrefix(SpecTag)
+		if len(ids) == 0 {
+			unknown = append(unknown, fmt.Sprintf("%s: no @spec-<id> tag", sc.ID()))
+		}
+		for _, id := range ids {
+			if !known[id] {
+				unknown = append(unknown, fmt.Sprintf("%s: @spec-%s names no section of features/sections.yaml", sc.ID(), id))
+				continue
+			}
+			c.By[id] = append(c.By[id], sc)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("scenarios with bad spec tags:\n  %s", strings.Join(unknown, "\n  "))
+	}
+	return c, nil
+}
+
+// Uncovered returns the sections no scenario cites.
+func (c *Coverage) Uncovered() []Section {
+	var out []Section
+	for _, s := range c.Sections {
+		if len(c.By[s.ID]) == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Print writes, for each section, the scenarios that cover it, then the list of uncovered sections. With
+// verbose false, only counts are printed per section.
+func (c *Coverage) Print(w io.Writer, verbose bool) {
+	for _, s := range c.Sections {
+		scs := c.By[s.ID]
+		mark := "  "
+		if len(scs) == 0 {
+			mark = "--"
+		}
+		fmt.Fprintf(w, "%s %-34s %-8s %2d  %s%s\n", mark, s.ID, s.Area, len(scs), s.Summary, notShown(s))
+		if verbose {
+			for _, sc := range scs {
+				fmt.Fprintf(w, "       %s\n", sc.ID())
+			}
+		}
+	}
+	un := c.Uncovered()
+	fmt.Fprintf(w, "\n%d of %d sections and rows covered; %d uncovered:\n", len(c.Sections)-len(un), len(c.Sections), len(un))
+	for _, s := range un {
+		fmt.Fprintf(w, "  %s (%s)\n", s.ID, s.Area)
+	}
+}
+
+func notShown(s Section) string {
+	if s.NotShown {
+		return " [spec: not shown; anchor applies]"
+	}
+	return ""
+}

@@ -1,0 +1,209 @@
+// Package report turns the outcome of a run into a conformance report in the shape of the Gateway API
+// ConformanceReport: one profile per area, core and extended results, statistics and the names of the failed
+// and skipped scenarios. We count outcomes ourselves because godog's JUnit writer does not count skips.
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/fortune-tck/fortune-tck/harness/catalog"
+)
+
+// Outcome is what happened to one scenario.
+type Outcome string
+
+// The outcomes, from the run's point of view. Unsupported (the target does not declare a capability the
+// scenario needs) is neither a skip nor a failure.
+const (
+	Passed      Outcome = "passed"
+	Failed      Outcome = "failed"
+	Skipped     Outcome = "skipped" // left out by a tag filter, or never run
+	Unsupported Outcome = "unsupported"
+)
+
+// Results are the outcomes of a run by scenario ID, with the failure message of each failed one.
+type Results struct {
+	Outcomes map[string]Outcome
+	Messages map[string]string
+}
+
+// NewResults returns empty results.
+func NewResults() *Results {
+	return &Results{Outcomes: map[string]Outcome{}, Messages: map[string]string{}}
+}
+
+// Set records the outcome of a scenario.
+func (r *Results) Set(s catalog.Scenario, o Outcome, message string) {
+	r.Outcomes[s.ID()] = o
+	if message != "" {
+		r.Messages[s.ID()] = message
+	}
+}
+
+// Get returns the outcome of a scenario; one never recorded was skipped.
+func (r *Results) Get(s catalog.Scenario) Outcome {
+	if o, ok := r.Outcomes[s.ID()]; ok {
+		return o
+	}
+	return Skipped
+}
+
+// ConformanceReport is the machine-readable report of one run against one implementation.
+type ConformanceReport struct {
+	APIVersion     string         `yaml:"apiVersion"`
+	Kind           string         `yaml:"kind"`
+	Implementation Implementation `yaml:"implementation"`
+	Date           string         `yaml:"date"`
+	Mode           string         `yaml:"mode"`
+	SuiteVersion   string         `yaml:"suiteVersion"`
+	Profiles       []Profile      `yaml:"profiles"`
+}
+
+// Implementation identifies what was tested.
+type Implementation struct {
+	Organization string   `yaml:"organization"`
+	Project      string   `yaml:"project"`
+	URL          string   `yaml:"url"`
+	Version      string   `yaml:"version"`
+	Contact      []string `yaml:"contact"`
+}
+
+// Profile is the result of one area.
+type Profile struct {
+	Name     string    `yaml:"name"`
+	Summary  string    `yaml:"summary"`
+	Core     Result    `yaml:"core"`
+	Extended *Extended `yaml:"extended,omitempty"`
+}
+
+// Result sums up a set of scenarios.
+type Result struct {
+	Result       string     `yaml:"result"`
+	Statistics   Statistics `yaml:"statistics"`
+	FailedTests  []string   `yaml:"failedTests,omitempty"`
+	SkippedTests []string   `yaml:"skippedTests,omitempty"`
+}
+
+// Extended is the result of the scenarios that need an optional capability.
+type Extended struct {
+	Result              `yaml:",inline"`
+	SupportedFeatures   []string `yaml:"supportedFeatures,omitempty"`
+	UnsupportedFeatures []string `yaml:"unsupportedFeatures,omitempty"`
+}
+
+// Statistics counts scenarios; the capitalised keys are the Gateway API's.
+type Statistics struct {
+	Passed  int `yaml:"Passed"`
+	Failed  int `yaml:"Failed"`
+	Skipped int `yaml:"Skipped"`
+}
+
+// CapabilityTag is the tag prefix of scenarios that need an optional capability.
+const CapabilityTag = "@capability-"
+
+// Build makes the report of a run. areas are the areas under test, in report order.
+func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalog.Catalog, areas []string, res *Results) ConformanceReport {
+	rep := ConformanceReport{
+		APIVersion: "fortune-tck/v1alpha1", Kind: "ConformanceReport", Implementation: impl,
+		Date: date.UTC().Format(time.RFC3339), Mode: "default", SuiteVersion: suiteVersion,
+	}
+	for _, area := range areas {
+		rep.Profiles = append(rep.Profiles, buildProfile(area, cat, res))
+	}
+	return rep
+}
+
+func buildProfile(area string, cat *catalog.Catalog, res *Results) Profile {
+	var core, ext Result
+	supported, unsupported := map[string]bool{}, map[string]bool{}
+	for _, s := range cat.Scenarios {
+		if s.Area != area {
+			continue
+		}
+		caps := s.TagsWithPrefix(CapabilityTag)
+		o := res.Get(s)
+		for _, c := range caps {
+			if o == Unsupported {
+				unsupported[c] = true
+			} else {
+				supported[c] = true
+			}
+		}
+		if len(caps) == 0 {
+			core.add(s, o)
+		} else {
+			ext.add(s, o)
+		}
+	}
+	core.Result = verdict(core.Statistics)
+	p := Profile{Name: area, Core: core}
+	p.Summary = summary(core.Statistics, ext.Statistics, len(unsupported))
+	if ext.Statistics != (Statistics{}) || len(unsupported) > 0 {
+		ext.Result = verdict(ext.Statistics)
+		for c := range unsupported {
+			delete(supported, c)
+		}
+		p.Extended = &Extended{Result: ext, SupportedFeatures: sortedKeys(supported), UnsupportedFeatures: sortedKeys(unsupported)}
+	}
+	return p
+}
+
+func (r *Result) add(s catalog.Scenario, o Outcome) {
+	switch o {
+	case Passed:
+		r.Statistics.Passed++
+	case Failed:
+		r.Statistics.Failed++
+		r.FailedTests = append(r.FailedTests, s.ID())
+	case Skipped:
+		r.Statistics.Skipped++
+		r.SkippedTests = append(r.SkippedTests, s.ID())
+	}
+}
+
+// verdict follows the Gateway API: any failure fails; skips make a pass partial.
+func verdict(st Statistics) string {
+	switch {
+	case st.Failed > 0:
+		return "failure"
+	case st.Skipped > 0 || st.Passed == 0:
+		return "partial"
+	}
+	return "success"
+}
+
+func summary(core, ext Statistics, unsupported int) string {
+	s := fmt.Sprintf("core: %d passed, %d failed, %d skipped", core.Passed, core.Failed, core.Skipped)
+	if ext != (Statistics{}) || unsupported > 0 {
+		s += fmt.Sprintf("; extended: %d passed, %d failed, %d skipped, %d capabilities not supported",
+			ext.Passed, ext.Failed, ext.Skipped, unsupported)
+	}
+	return s
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Write stores the report as YAML at path, creating its folder.
+func Write(path string, rep ConformanceReport) error {
+	data, err := yaml.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

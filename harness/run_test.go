@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/harness/target"
+)
+
+// TestConformanceOfTheReference is the suite itself under go test: it boots the reference from this checkout
+// and runs every feature against it, each scenario a subtest.
+func TestConformanceOfTheReference(t *testing.T) {
+	ctx := context.Background()
+	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Stop()
+	reports := t.TempDir()
+	var out strings.Builder
+	res, err := Run(ctx, Options{Target: st.Target, Format: "progress", ReportsDir: reports, Output: &out, TestingT: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	if res.Failed > 0 || res.Unsupported > 0 || res.Skipped > 0 || res.Passed == 0 {
+		t.Errorf("the reference must pass every scenario: %+v", res)
+	}
+	for _, f := range []string{"junit.xml", "cucumber.json", "conformance-report.yaml"} {
+		if fi, err := os.Stat(filepath.Join(reports, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("report %s missing or empty: %v", f, err)
+		}
+	}
+	for _, p := range res.Report.Profiles {
+		if p.Core.Result != "success" || (p.Extended != nil && p.Extended.Result.Result != "success") {
+			t.Errorf("profile %s: %+v", p.Name, p)
+		}
+	}
+}
+
+// A target that is down is one error of the run, named with the field to check, and no scenario runs.
+func TestAnUnreachableTargetIsOneErrorOfTheRun(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	tg := &target.Target{Services: target.Services{ConfigServer: &target.ConfigServer{
+		URL: "http://" + addr, Repository: target.Repository{URI: "file:///nonexistent"}}}}
+	var out strings.Builder
+	reports := t.TempDir()
+	_, err = Run(context.Background(), Options{Target: tg, ReportsDir: reports, Output: &out})
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+	if !strings.Contains(err.Error(), "services.configServer.url") || strings.Count(err.Error(), addr) != 1 {
+		t.Errorf("error does not name the field and address once: %v", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("scenarios ran: %s", out.String())
+	}
+}
+
+// Scenarios that need a capability the target does not declare are reported as not supported, not run.
+func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
+	ctx := context.Background()
+	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Stop()
+	tg := *st.Target
+	tg.Capabilities = nil
+	var out strings.Builder
+	res, err := Run(ctx, Options{Target: &tg, Format: "progress", ReportsDir: t.TempDir(), Output: &out,
+		Tags: "@capability-config.errors,@spec-2.5-app-yml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Report.Profiles[0]
+	if res.Unsupported == 0 || res.Passed == 0 || res.Failed != 0 {
+		t.Errorf("result %+v\n%s", res, out.String())
+	}
+	if p.Extended == nil || len(p.Extended.UnsupportedFeatures) != len(target.Known) {
+		t.Errorf("unsupported features: %+v", p.Extended)
+	}
+	if p.Core.Result != "partial" || p.Core.Statistics.Skipped == 0 {
+		t.Errorf("scenarios left out by --tags must count as skipped: %+v", p.Core)
+	}
+	if !strings.Contains(out.String(), "not supported: ") {
+		t.Errorf("summary does not name what is not supported:\n%s", out.String())
+	}
+}

@@ -1,0 +1,83 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var typeOfTarget = reflect.TypeOf(Target{})
+
+// unknownFields walks a decoded YAML mapping against the struct it fills and names every key the struct does not
+// have, with its full path and the keys that would be accepted. yaml.v3's own KnownFields error names Go types,
+// which mean nothing to the author of a target file.
+func unknownFields(node *yaml.Node, path string, t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || node.Kind != yaml.MappingNode {
+		return nil
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		name := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		fields[name] = t.Field(i).Type
+		names = append(names, name)
+	}
+	var problems []string
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		key, value := node.Content[i].Value, node.Content[i+1]
+		field := join(path, key)
+		ft, ok := fields[key]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s: unknown field (line %d); known here: %s",
+				field, node.Content[i].Line, strings.Join(names, ", ")))
+			continue
+		}
+		problems = append(problems, unknownFields(value, field, ft)...)
+	}
+	return problems
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+) ` + "`([^`]*)`" + ` into (\S+)`)
+
+// typeProblems turns yaml.v3 type errors into lines that name the line and the expected kind of value.
+func typeProblems(err error) []string {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return []string{err.Error()}
+	}
+	out := make([]string, 0, len(te.Errors))
+	for _, e := range te.Errors {
+		if m := yamlLine.FindStringSubmatch(e); m != nil {
+			out = append(out, fmt.Sprintf("line %s: %s %q where %s was expected", m[1], m[2], m[3], goKind(m[4])))
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func goKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "target.") || strings.HasPrefix(goType, "*target."):
+		return "a mapping"
+	}
+	return goType
+}

@@ -1,0 +1,186 @@
+// Package target reads and validates a target description: the YAML file that tells the harness where an
+// implementation under test runs, how to reach what cannot be done over the wire, and which optional
+// capabilities it declares.
+package target
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Target describes one implementation under test.
+type Target struct {
+	Implementation Implementation `yaml:"implementation"`
+	Services       Services       `yaml:"services"`
+	// Capabilities are the optional capabilities (see Known) the implementation declares.
+	Capabilities []string `yaml:"capabilities"`
+}
+
+// Implementation identifies the implementation in reports, as in the Gateway API ConformanceReport.
+type Implementation struct {
+	Organization string   `yaml:"organization"`
+	Project      string   `yaml:"project"`
+	URL          string   `yaml:"url"`
+	Version      string   `yaml:"version"`
+	Contact      []string `yaml:"contact"`
+}
+
+// Services holds one entry per service; a service left out means its area is not under test.
+type Services struct {
+	ConfigServer *ConfigServer `yaml:"configServer"`
+}
+
+// ConfigServer is the configuration server of spec 4.4.
+type ConfigServer struct {
+	URL string `yaml:"url"`
+	// Repository is the git repository the server reads; the harness commits its test files to it, on the
+	// default label master and on branches and tags of unique names.
+	Repository Repository `yaml:"repository"`
+}
+
+// Repository is a git repository the harness may push to with go-git. Username and password are for http(s)
+// URLs; ssh URLs use the ssh agent.
+type Repository struct {
+	URI      string `yaml:"uri"`
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
+}
+
+// Known lists the optional capabilities a target may declare, with what each one means. Scenarios that need one
+// carry the tag @capability-<name>; without the declaration they are reported as not supported.
+var Known = map[string]string{
+	"config.profile-lists": "several comma-separated profiles in one request, the last one winning",
+	"config.shared-files":  "application.yml and application-<profile>.yml apply to every application",
+	"config.label-forms":   "tags and commit ids as labels, and (_) for a slash in a label",
+	"config.flat-formats":  "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
+	"config.errors":        "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
+}
+
+// KnownNames returns the names of Known, sorted.
+func KnownNames() []string {
+	names := make([]string, 0, len(Known))
+	for n := range Known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Has reports whether the target declares the capability.
+func (t *Target) Has(capability string) bool { return slices.Contains(t.Capabilities, capability) }
+
+// Load reads, expands ${VAR} references in, and validates a target file. Every mistake is reported with its
+// field path, all at once.
+func Load(path string) (*Target, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading target file: %w", err)
+	}
+	t, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("target file %s:\n%w", path, err)
+	}
+	return t, nil
+}
+
+// Parse decodes and validates a target description. Environment references (${VAR}) are expanded first, so
+// secrets can stay out of the file.
+func Parse(data []byte) (*Target, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(os.ExpandEnv(string(data))), &doc); err != nil {
+		return nil, fmt.Errorf("  not valid YAML: %w", err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("  the file is empty: it needs at least services")
+	}
+	problems := unknownFields(doc.Content[0], "", typeOfTarget)
+	var t Target
+	if err := doc.Content[0].Decode(&t); err != nil {
+		problems = append(problems, typeProblems(err)...)
+	}
+	if len(problems) == 0 {
+		problems = t.validate()
+	}
+	if len(problems) > 0 {
+		return nil, joinProblems(problems)
+	}
+	t.applyDefaults()
+	return &t, nil
+}
+
+func (t *Target) applyDefaults() {
+	if cs := t.Services.ConfigServer; cs != nil {
+		cs.URL = strings.TrimRight(cs.URL, "/")
+	}
+	if t.Implementation.Project == "" {
+		t.Implementation.Project = "unnamed implementation"
+	}
+}
+
+func (t *Target) validate() []string {
+	var problems []string
+	if t.Services.ConfigServer == nil {
+		problems = append(problems, "services: declares no service; name at least one (configServer)")
+	}
+	if cs := t.Services.ConfigServer; cs != nil {
+		problems = append(problems, checkHTTPURL("services.configServer.url", cs.URL)...)
+		problems = append(problems, checkRepositoryURI("services.configServer.repository.uri", cs.Repository.URI)...)
+	}
+	for i, c := range t.Capabilities {
+		if _, ok := Known[c]; !ok {
+			problems = append(problems, fmt.Sprintf("capabilities[%d]: unknown capability %q; known: %s",
+				i, c, strings.Join(KnownNames(), ", ")))
+		}
+	}
+	if u := t.Implementation.URL; u != "" {
+		problems = append(problems, checkHTTPURL("implementation.url", u)...)
+	}
+	return problems
+}
+
+func checkHTTPURL(field, raw string) []string {
+	if raw == "" {
+		return []string{field + ": required: the base URL of the service, e.g. http://localhost:8888"}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return []string{fmt.Sprintf("%s: %q is not an absolute http(s) URL", field, raw)}
+	}
+	return nil
+}
+
+func checkRepositoryURI(field, raw string) []string {
+	if raw == "" {
+		return []string{field + ": required: the git repository the configuration server reads " +
+			"(a path, file://, http(s):// or ssh URL); the harness commits its test files to it"}
+	}
+	if strings.HasPrefix(raw, "/") {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return []string{fmt.Sprintf("%s: %q is neither an absolute path nor a URL", field, raw)}
+	}
+	switch u.Scheme {
+	case "file", "http", "https", "ssh", "git":
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: scheme %q is not supported; use a path, file://, http(s)://, ssh:// or git://", field, u.Scheme)}
+}
+
+func joinProblems(problems []string) error {
+	var b strings.Builder
+	for i, p := range problems {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("  " + p)
+	}
+	return fmt.Errorf("%s", b.String())
+}

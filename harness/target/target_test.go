@@ -1,0 +1,90 @@
+package target
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const good = `
+implementation:
+  organization: Example
+  project: example-config
+  version: "1.0"
+services:
+  configServer:
+    url: http://localhost:8888/
+    repository:
+      uri: file:///srv/config.git
+      password: ${TCK_TEST_SECRET}
+capabilities: [config.flat-formats]
+`
+
+func TestParseAppliesDefaultsAndExpandsEnv(t *testing.T) {
+	t.Setenv("TCK_TEST_SECRET", "s3cret")
+	tg, err := Parse([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := tg.Services.ConfigServer
+	if cs.URL != "http://localhost:8888" {
+		t.Errorf("defaults not applied: %+v", cs)
+	}
+	if cs.Repository.Password != "s3cret" {
+		t.Errorf("password = %q, want the expanded environment variable", cs.Repository.Password)
+	}
+	if !tg.Has("config.flat-formats") || tg.Has("config.errors") {
+		t.Errorf("capabilities = %v", tg.Capabilities)
+	}
+}
+
+func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"empty", ``, []string{"empty"}},
+		{"no service", `implementation: {project: x}`, []string{"services: declares no service"}},
+		{"unknown fields", "services:\n  configServer:\n    urll: http://x\n  gatway: {}\n",
+			[]string{"services.configServer.urll: unknown field (line 3)", "known here: url, repository",
+				"services.gatway: unknown field (line 4)"}},
+		{"bad url and missing repo", "services:\n  configServer:\n    url: localhost:8888\n",
+			[]string{`services.configServer.url: "localhost:8888" is not an absolute http(s) URL`,
+				"services.configServer.repository.uri: required"}},
+		{"bad scheme", "services:\n  configServer:\n    url: http://x\n    repository: {uri: 'ftp://x/r'}\n",
+			[]string{`services.configServer.repository.uri: scheme "ftp" is not supported`}},
+		{"unknown capability", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: [config.flat]\n",
+			[]string{`capabilities[0]: unknown capability "config.flat"; known: config.errors`}},
+		{"wrong type", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: config.errors\n",
+			[]string{"line 3: str", "where a list was expected"}},
+		{"not yaml", "services: [\n", []string{"not valid YAML"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\ndoes not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(path, []byte("services: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("error %v does not name %s", err, path)
+	}
+	if _, err := Load(path + ".missing"); err == nil {
+		t.Fatal("a missing file is not an error")
+	}
+}

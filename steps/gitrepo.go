@@ -1,0 +1,220 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// workspace is an in-memory clone of the target's configuration repository, through which scenarios commit and
+// push their files, branches and tags, as a person would with git.
+type workspace struct {
+	mu   sync.Mutex
+	repo *git.Repository
+	fs   billy.Filesystem
+	auth transport.AuthMethod
+}
+
+var installFileTransport sync.Once
+
+// openWorkspace clones the repository. Local repositories are served in-process, so no git binary is needed.
+func openWorkspace(r Repo) (*workspace, error) {
+	installFileTransport.Do(installInProcessFileTransport)
+	w := &workspace{fs: memfs.New(), auth: authOf(r)}
+	repo, err := git.Init(memory.NewStorage(), w.fs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.URI}}); err != nil {
+		return nil, err
+	}
+	w.repo = repo
+	if err := w.fetch(); err != nil {
+		return nil, fmt.Errorf("cloning the configuration repository %s: %w", r.URI, err)
+	}
+	return w, nil
+}
+
+func installInProcessFileTransport() {
+	client.InstallProtocol("file", server.NewServer(server.NewFilesystemLoader(osfs.New(""))))
+}
+
+// authOf gives http(s) repositories basic authentication; nil lets ssh use its agent.
+func authOf(r Repo) transport.AuthMethod {
+	if r.Username == "" && r.Password == "" {
+		return nil
+	}
+	return &githttp.BasicAuth{Username: r.Username, Password: r.Password}
+}
+
+func (w *workspace) close() { w.repo = nil }
+
+func (w *workspace) fetch() error {
+	err := w.repo.Fetch(&git.FetchOptions{
+		RemoteName: "origin", Auth: w.auth, Force: true, Tags: git.NoTags,
+		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"},
+	})
+	if errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
+	}
+	return err
+}
+
+// head returns the commit a branch of the remote points at, or a tag's commit, fetched now.
+func (w *workspace) head(label string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.fetch(); err != nil {
+		return "", err
+	}
+	h, err := w.resolve(label)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+func (w *workspace) resolve(label string) (plumbing.Hash, error) {
+	if ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", label), true); err == nil {
+		return ref.Hash(), nil
+	}
+	ref, err := w.repo.Reference(plumbing.NewTagReferenceName(label), true)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("the repository has no branch or tag %q", label)
+	}
+	if tag, err := w.repo.TagObject(ref.Hash()); err == nil {
+		return tag.Target, nil
+	}
+	return ref.Hash(), nil
+}
+
+// commit writes files (a nil content deletes the file) on a branch of the remote and pushes, creating the
+// branch from master when it does not exist yet. A push that lost a race is retried on the new head.
+func (w *workspace) commit(branch, message string, files map[string]*string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var hash string
+		hash, err = w.tryCommit(branch, message, files)
+		if err == nil {
+			return hash, nil
+		}
+		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !strings.Contains(err.Error(), "non-fast-forward") {
+			break
+		}
+	}
+	return "", fmt.Errorf("committing to %q: %w", branch, err)
+}
+
+func (w *workspace) tryCommit(branch, message string, files map[string]*string) (string, error) {
+	if err := w.fetch(); err != nil {
+		return "", err
+	}
+	base, err := w.resolve(branch)
+	if err != nil {
+		base, err = w.resolve("master")
+	}
+	wt, err2 := w.repo.Worktree()
+	if err2 != nil {
+		return "", err2
+	}
+	if err == nil {
+		err = wt.Checkout(&git.CheckoutOptions{Hash: base, Force: true})
+	} else {
+		// An empty repository: the first commit starts the branch.
+		err = nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := writeFiles(w.fs, wt, files); err != nil {
+		return "", err
+	}
+	hash, err := wt.Commit(message, &git.CommitOptions{Author: signature(), AllowEmptyCommits: true})
+	if err != nil {
+		return "", err
+	}
+	if err := w.push(hash, plumbing.NewBranchReferenceName(branch)); err != nil {
+		return "", err
+	}
+	return hash.String(), nil
+}
+
+func writeFiles(fs billy.Filesystem, wt *git.Worktree, files map[string]*string) error {
+	for name, content := range files {
+		if content == nil {
+			if _, err := wt.Remove(name); err != nil {
+				return fmt.Errorf("removing %s: %w", name, err)
+			}
+			continue
+		}
+		f, err := fs.Create(name)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write([]byte(*content)); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if _, err := wt.Add(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// push sends a commit to a ref of the remote through a local ref of the same name.
+func (w *workspace) push(hash plumbing.Hash, ref plumbing.ReferenceName) error {
+	local := plumbing.ReferenceName("refs/tck/" + ref.String())
+	if err := w.repo.Storer.SetReference(plumbing.NewHashReference(local, hash)); err != nil {
+		return err
+	}
+	return w.repo.Push(&git.PushOptions{
+		RemoteName: "origin", Auth: w.auth,
+		RefSpecs: []config.RefSpec{config.RefSpec(local.String() + ":" + ref.String())},
+	})
+}
+
+// tag creates an annotated tag on the head of a branch and pushes it.
+func (w *workspace) tag(name, branch string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.fetch(); err != nil {
+		return err
+	}
+	target, err := w.resolve(branch)
+	if err != nil {
+		return err
+	}
+	ref, err := w.repo.CreateTag(name, target, &git.CreateTagOptions{Tagger: signature(), Message: "tck: " + name})
+	if err != nil {
+		return err
+	}
+	return w.repo.Push(&git.PushOptions{
+		RemoteName: "origin", Auth: w.auth,
+		RefSpecs: []config.RefSpec{config.RefSpec(ref.Name().String() + ":" + ref.Name().String())},
+	})
+}
+
+func signature() *object.Signature {
+	return &object.Signature{Name: "fortune-tck", Email: "tck@fortune-tck.invalid", When: time.Now()}
+}
