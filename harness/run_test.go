@@ -60,7 +60,7 @@ func TestAnUnreachableTargetIsOneErrorOfTheRun(t *testing.T) {
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
-	if !strings.Contains(err.Error(), "services.configServer.url") || strings.Count(err.Error(), addr) != 1 {
+	if !strings.Contains(err.Error(), "services.configServer.url") || !strings.Contains(err.Error(), addr) || strings.Count(err.Error(), "cannot reach") != 1 {
 		t.Errorf("error does not name the field and address once: %v", err)
 	}
 	if out.Len() != 0 {

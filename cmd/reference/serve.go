@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// serve runs one service: reference serve SERVICE [flags].
+func (c *cli) serve(ctx context.Context, args []string) int {
+	if len(args) == 0 || isHelpFlag(args[0]) || args[0] == "help" {
+		w, code := c.stderr, exitUsage
+		if len(args) > 0 {
+			w, code = c.stdout, exitOK
+		}
+		c.serveUsage(w)
+		return code
+	}
+	svc := lookupService(args[0])
+	if svc == nil {
+		fmt.Fprintf(c.stderr, "reference serve: unknown service %q; valid services: %s\n", args[0], strings.Join(serviceNames(), ", "))
+		return exitUsage
+	}
+	fs := c.newFlagSet("reference serve " + svc.name)
+	port := fs.Int("port", svc.port, "port to listen on (0 picks a free port)")
+	host := fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
+	logs := addLogFlags(fs)
+	build := svc.flags(fs, c.getenv)
+	fs.Usage = func() { c.serviceUsage(fs.Output(), svc, fs) }
+	if code := c.parseFlags(fs, args[1:]); code >= 0 {
+		return code
+	}
+	if *port < 0 || *port > 65535 {
+		return c.fail(fs.Name(), usageError{fmt.Errorf("invalid --port %d; valid: 0 to 65535", *port)})
+	}
+	log, err := logs.logger(c.stderr)
+	if err != nil {
+		return c.fail(fs.Name(), err)
+	}
+	log = log.With("service", svc.name)
+	// Build first: a bad repository is reported before the port answers.
+	inst, err := build(ctx, log)
+	if err != nil {
+		return c.fail(fs.Name(), err)
+	}
+	bs, err := listen(*host, []*service{svc}, func(*service) int { return *port })
+	if err != nil {
+		if inst.close != nil {
+			_ = inst.close()
+		}
+		return c.fail(fs.Name(), err)
+	}
+	bs[0].inst = inst
+	return c.serveAll(ctx, log, bs)
+}
+
+func (c *cli) serveUsage(w io.Writer) {
+	fmt.Fprint(w, "Usage: reference serve SERVICE [flags]\n\nRuns one service of the reference stack.\n\nServices:\n")
+	c.serviceList(w)
+	fmt.Fprint(w, "\nRun \"reference serve SERVICE --help\" for its flags.\n")
+}
+
+func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: reference serve %s [flags]\n\nRuns the %s.\n\nFlags (-flag and --flag are the same):\n", svc.name, svc.summary)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"net/http"
+)
+
+// services is the reference stack in start order. Adding a service is one
+// entry here plus its file (see configserver.go).
+var services = []*service{
+	configServerService(),
+}
+
+// service is one runnable part of the reference stack.
+type service struct {
+	name    string
+	summary string
+	port    int // the spec's default port
+	// flags declares the service's own `serve` flags and returns the
+	// function that builds the service once they are parsed.
+	flags func(fs *flag.FlagSet, getenv func(string) string) buildFunc
+	// demo builds the service for `up`, with embedded defaults.
+	demo func(ctx context.Context, st *stack) (*instance, error)
+}
+
+type buildFunc func(ctx context.Context, log *slog.Logger) (*instance, error)
+
+// instance is a built service, ready to serve.
+type instance struct {
+	handler http.Handler
+	close   func() error // optional; runs after the server stopped
+	hints   []string     // printed by `up` under the service's URL
+}
+
+// stack is what `up` shares with the services it builds.
+type stack struct {
+	dataDir string
+	log     *slog.Logger
+	urls    map[string]string // base URL of every service, by name
+}
+
+func lookupService(name string) *service {
+	for _, s := range services {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func serviceNames() []string {
+	names := make([]string, len(services))
+	for i, s := range services {
+		names[i] = s.name
+	}
+	return names
+}

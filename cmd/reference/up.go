@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+)
+
+// up runs every service in one process with embedded defaults.
+func (c *cli) up(ctx context.Context, args []string) int {
+	fs := c.newFlagSet("reference up")
+	data := fs.String("data", c.defaultDataDir(), "directory for the demo data (the configuration repository, caches)")
+	host := fs.String("host", "127.0.0.1", "address every service binds (0.0.0.0 for every interface)")
+	logs := addLogFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: reference up [flags]\n\nRuns every service of the reference stack in one process, on the default ports:\n")
+		c.serviceList(fs.Output())
+		fmt.Fprint(fs.Output(), "\nFlags (-flag and --flag are the same):\n")
+		fs.PrintDefaults()
+	}
+	if code := c.parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	log, err := logs.logger(c.stderr)
+	if err != nil {
+		return c.fail(fs.Name(), err)
+	}
+	dataDir, err := filepath.Abs(*data)
+	if err != nil {
+		return c.fail(fs.Name(), err)
+	}
+	bs, err := listen(*host, services, c.portFor)
+	if err != nil {
+		return c.fail(fs.Name(), err)
+	}
+	st := &stack{dataDir: dataDir, log: log, urls: make(map[string]string)}
+	for _, b := range bs {
+		st.urls[b.svc.name] = b.url
+	}
+	for _, b := range bs {
+		if b.inst, err = b.svc.demo(ctx, st); err != nil {
+			closeAll(bs)
+			return c.fail(fs.Name(), fmt.Errorf("%s: %w", b.svc.name, err))
+		}
+	}
+	c.printStack(dataDir, bs)
+	return c.serveAll(ctx, log, bs)
+}
+
+func (c *cli) portFor(s *service) int {
+	if p, ok := c.ports[s.name]; ok {
+		return p
+	}
+	return s.port
+}
+
+// defaultDataDir follows the XDG base directory convention.
+func (c *cli) defaultDataDir() string {
+	if xdg := c.getenv("XDG_DATA_HOME"); xdg != "" {
+		return filepath.Join(xdg, "fortune-tck")
+	}
+	if home := c.getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "share", "fortune-tck")
+	}
+	return "fortune-tck-data"
+}
+
+func (c *cli) printStack(dataDir string, bs []*binding) {
+	fmt.Fprintf(c.stdout, "fortune-tck reference stack (data in %s)\n\n", dataDir)
+	for _, b := range bs {
+		fmt.Fprintf(c.stdout, "  %-14s %s\n", b.svc.name, b.url)
+		for _, h := range b.inst.hints {
+			fmt.Fprintf(c.stdout, "  %-14s   %s\n", "", h)
+		}
+	}
+	fmt.Fprint(c.stdout, "\nPress Ctrl-C to stop.\n")
+}

@@ -1,0 +1,25 @@
+// Package configserver is the reference configuration server: a Spring Cloud
+// Config Server compatible HTTP service backed by a git repository (go-git, no
+// git binary needed).
+//
+// Routes (GET and HEAD only):
+//
+//	/{application}/{profiles}[/{label}]          environment JSON
+//	/{application}-{profiles}.{yml,yaml,json,properties}
+//	/{label}/{application}-{profiles}.{ext}      one merged document
+//	/health                                      {"status":"UP"}
+//
+// Freshness: the repository is fetched on every request, so a pushed commit is
+// visible on the very next request. Concurrent requests share fetches, but a
+// request is only ever answered after a fetch that started after it arrived.
+// When the remote is unreachable the last fetched copy is served (a warning is
+// logged); with no copy at all the answer is 503 Service Unavailable (404 when
+// the remote says the repository does not exist).
+//
+// Answers for an unchanged commit come from a cache keyed by commit id,
+// application and profiles; parsed files are cached by blob hash. Both caches
+// are bounded LRUs.
+//
+// Property source keys keep the file order (as Spring's LinkedHashMap does);
+// the .properties document is sorted by key.
+package configserver

@@ -1,0 +1,122 @@
+package configserver
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// environment is the JSON a Spring Cloud Config client expects.
+type environment struct {
+	Name            string           `json:"name"`
+	Profiles        []string         `json:"profiles"`
+	Label           string           `json:"label"`
+	Version         string           `json:"version"`
+	State           *string          `json:"state"`
+	PropertySources []propertySource `json:"propertySources"`
+}
+
+type propertySource struct {
+	Name   string `json:"name"`
+	Source *props `json:"source"`
+}
+
+// environment fetches, resolves the label and collects the sources.
+func (s *Server) environment(ctx context.Context, q query) (*environment, error) {
+	if err := s.mirror.sync(ctx); err != nil {
+		return nil, err
+	}
+	commit, err := s.mirror.resolve(q.label)
+	if err != nil {
+		return nil, err
+	}
+	key := environmentKey{commit: commit, app: q.app, profiles: strings.Join(q.profiles, ",")}
+	sources, ok := s.environments.get(key)
+	if !ok {
+		if sources, err = s.loadSources(key); err != nil {
+			return nil, err
+		}
+		s.environments.put(key, sources)
+	}
+	return &environment{
+		Name:            q.app,
+		Profiles:        q.profiles,
+		Label:           q.label,
+		Version:         commit.String(),
+		PropertySources: sources,
+	}, nil
+}
+
+// loadSources reads the matching files of a commit, highest precedence first.
+// Files that hold no keys (empty files) contribute no source, as in Spring.
+func (s *Server) loadSources(key environmentKey) ([]propertySource, error) {
+	files, err := s.mirror.lookup(key.commit, candidateFiles(key.app, strings.Split(key.profiles, ",")))
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]propertySource, 0, len(files))
+	for _, f := range files {
+		p, err := s.parse(f)
+		if err != nil {
+			return nil, err
+		}
+		if p.len() > 0 {
+			sources = append(sources, propertySource{Name: s.sourcePrefix + f.name, Source: p})
+		}
+	}
+	return sources, nil
+}
+
+// parse reads and flattens a file, caching the outcome (errors included) by
+// blob hash: an unchanged file is never parsed twice.
+func (s *Server) parse(f treeFile) (*props, error) {
+	cached, ok := s.files.get(f.hash)
+	if !ok {
+		data, err := s.mirror.blob(f.hash)
+		if err != nil {
+			return nil, &fileError{name: f.name, err: err}
+		}
+		s.parses.Add(1)
+		cached.props, cached.err = parseYAML(data)
+		s.files.put(f.hash, cached)
+	}
+	if cached.err != nil {
+		return nil, &fileError{name: f.name, err: cached.err}
+	}
+	return cached.props, nil
+}
+
+// candidateFiles lists the files to look for, highest precedence first; each
+// group is one file with its accepted spellings (.yml before .yaml).
+func candidateFiles(app string, profiles []string) [][]string {
+	active := activeProfiles(profiles)
+	var groups [][]string
+	add := func(stem string) { groups = append(groups, []string{stem + ".yml", stem + ".yaml"}) }
+	for _, name := range uniqueApps(app) {
+		for _, p := range active {
+			add(name + "-" + p)
+		}
+		add(name)
+	}
+	return groups
+}
+
+// uniqueApps is the application and the shared "application", once.
+func uniqueApps(app string) []string {
+	if app == "application" {
+		return []string{app}
+	}
+	return []string{app, "application"}
+}
+
+// activeProfiles orders profiles by precedence: the last requested wins.
+// "default" selects no profile file; repeats count once, at their last place.
+func activeProfiles(profiles []string) []string {
+	var active []string
+	for _, p := range slices.Backward(profiles) {
+		if p != "default" && !slices.Contains(active, p) {
+			active = append(active, p)
+		}
+	}
+	return active
+}

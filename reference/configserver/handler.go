@@ -1,0 +1,190 @@
+package configserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// query is a parsed, validated configuration request.
+type query struct {
+	app      string
+	profiles []string // as requested
+	label    string   // the default label when none was given
+}
+
+// docFormats are the flat-document extensions and their content types.
+var docFormats = []struct{ ext, contentType string }{
+	{".yml", "text/yaml; charset=utf-8"},
+	{".yaml", "text/yaml; charset=utf-8"},
+	{".json", "application/json"},
+	{".properties", "text/plain; charset=utf-8"},
+}
+
+// ServeHTTP routes over the escaped path by hand: http.ServeMux would clean
+// ".." and %2F away or redirect, where this server must answer 400.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.serve(rec, r)
+	s.log.Debug("request", "method", r.Method, "path", r.URL.EscapedPath(), "status", rec.status, "duration", time.Since(start))
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.writeError(w, r, &httpError{http.StatusMethodNotAllowed, "Request method '" + r.Method + "' is not supported; use GET"})
+		return
+	}
+	path := r.URL.EscapedPath()
+	if path == "/health" {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
+		return
+	}
+	q, ext, err := s.route(path)
+	if err == nil && ext == "" {
+		err = s.serveEnvironment(w, r, q)
+	} else if err == nil {
+		err = s.serveDocument(w, r, q, ext)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+	}
+}
+
+// route parses the path; ext is empty for an environment request and the
+// document extension otherwise.
+func (s *Server) route(path string) (q query, ext string, err error) {
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return q, "", notFound("No route for %q", path)
+	}
+	switch segs := strings.Split(rest, "/"); len(segs) {
+	case 1:
+		if stem, ext := splitDoc(segs[0]); ext != "" {
+			q, err = s.parseQuery(stem[0], stem[1], "", false)
+			return q, ext, err
+		}
+	case 2:
+		if stem, ext := splitDoc(segs[1]); ext != "" {
+			q, err = s.parseQuery(stem[0], stem[1], segs[0], true)
+			return q, ext, err
+		}
+		q, err = s.parseQuery(segs[0], segs[1], "", false)
+		return q, "", err
+	case 3:
+		q, err = s.parseQuery(segs[0], segs[1], segs[2], true)
+		return q, "", err
+	}
+	return q, "", notFound("No route for %q", path)
+}
+
+// splitDoc splits "{app}-{profiles}.{ext}" at the last hyphen, as Spring
+// does; ext is empty when the segment is not a document name.
+func splitDoc(seg string) ([2]string, string) {
+	for _, f := range docFormats {
+		stem, ok := strings.CutSuffix(seg, f.ext)
+		if !ok {
+			continue
+		}
+		if i := strings.LastIndexByte(stem, '-'); i >= 0 {
+			return [2]string{stem[:i], stem[i+1:]}, f.ext
+		}
+	}
+	return [2]string{}, ""
+}
+
+func (s *Server) parseQuery(app, profiles, label string, hasLabel bool) (query, error) {
+	var q query
+	var err error
+	if q.app, err = decodeName("application", app); err != nil {
+		return q, err
+	}
+	for _, p := range strings.Split(profiles, ",") {
+		name, err := decodeName("profile", p)
+		if err != nil {
+			return q, err
+		}
+		q.profiles = append(q.profiles, name)
+	}
+	q.label = s.defaultLabel
+	if hasLabel {
+		q.label, err = decodeLabel(label)
+	}
+	return q, err
+}
+
+func decodeLabel(escaped string) (string, error) {
+	label, err := decodeName("label", escaped)
+	if err != nil {
+		return "", err
+	}
+	if why := badRefName(label); why != "" {
+		return "", badRequest("Bad label %q: %s", escaped, why)
+	}
+	return label, nil
+}
+
+func (s *Server) serveEnvironment(w http.ResponseWriter, r *http.Request, q query) error {
+	env, err := s.environment(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, env)
+	return nil
+}
+
+func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request, q query, ext string) error {
+	env, err := s.environment(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	body, err := renderDocument(mergeSources(env.PropertySources), ext)
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, contentType(ext), body)
+	return nil
+}
+
+func contentType(ext string) string {
+	for _, f := range docFormats {
+		if f.ext == ext {
+			return f.contentType
+		}
+	}
+	return "application/octet-stream"
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"status":500,"error":"Internal Server Error","message":"cannot encode the response"}` + "\n")
+	}
+	writeBody(w, status, "application/json", buf.Bytes())
+}
+
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
