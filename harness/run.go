@@ -255,14 +255,14 @@ func finish(opts Options, cat *catalog.Catalog, areas []string, res *report.Resu
 	if err := report.Write(r.ReportPath, rep); err != nil {
 		return nil, fmt.Errorf("writing the conformance report: %w", err)
 	}
-	printSummary(opts.Output, rep, r, res)
+	printSummary(opts.Output, rep, r, cat, res)
 	return r, nil
 }
 
 // suiteVersion is the version of the features; bump it when a scenario's meaning changes.
 const suiteVersion = "v0.1.0"
 
-func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, res *report.Results) {
+func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *catalog.Catalog, res *report.Results) {
 	fmt.Fprintf(w, "\nConformance of %s %s:\n", rep.Implementation.Project, rep.Implementation.Version)
 	for _, p := range rep.Profiles {
 		result := p.Core.Result
@@ -276,9 +276,9 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, res *rep
 	}
 	if r.Failed > 0 {
 		fmt.Fprintf(w, "Failed scenarios:\n")
-		for id, o := range res.Outcomes {
-			if o == report.Failed {
-				fmt.Fprintf(w, "  %s\n", id)
+		for _, s := range cat.Scenarios {
+			if res.Get(s) == report.Failed {
+				fmt.Fprintf(w, "  %s\n", s.ID())
 			}
 		}
 	}
