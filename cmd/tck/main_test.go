@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/harness/boot"
 )
 
 func runTCK(args ...string) (code int, stdout, stderr string) {
@@ -123,4 +127,37 @@ func waitForStartedService(t *testing.T, r interface{ Read([]byte) (int, error) 
 	}
 	t.Fatal("tck ended before the reference was ready")
 	return 0
+}
+
+// The same suite runs against an implementation described in a target file: here the reference, booted by
+// hand, stands in for a third party.
+func TestRunAgainstATargetFile(t *testing.T) {
+	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Stop()
+	cs := st.Target.Services.ConfigServer
+	dir := t.TempDir()
+	file := filepath.Join(dir, "target.yaml")
+	os.WriteFile(file, []byte(fmt.Sprintf(`implementation: {organization: Example, project: third-party, version: "9.9"}
+services:
+  configServer:
+    url: %s
+    repository: {uri: "%s"}
+capabilities: [config.errors]
+`, cs.URL, cs.Repository.URI)), 0o644)
+	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"project: third-party", "supportedFeatures:\n        - config.errors", "unsupportedFeatures:\n        - config.flat-formats"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("report lacks %q:\n%s", want, data)
+		}
+	}
 }
