@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -66,7 +67,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(areas) == 0 {
 		return nil, fmt.Errorf("the target declares no service whose area has scenarios")
 	}
-	suite := steps.New(stepsEnv(opts.Target))
+	suite := steps.New(stepsEnv(opts.Target, filepath.Join(opts.ReportsDir, "logs")))
 	if err := suite.Preflight(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
@@ -104,23 +105,29 @@ func withDefaults(opts Options) Options {
 	return opts
 }
 
-// areasUnderTest are the areas whose services the target declares, in report order.
+// primaryService is the service without which an area is not under test at all. Scenarios that need a further
+// service of the area say so with @service-<name>.
+var primaryService = map[string]string{"config": "configServer"}
+
+// areasUnderTest are the areas whose primary service the target declares, in report order.
 func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
-	declared := map[string]bool{"config": t.Services.ConfigServer != nil}
 	var out []string
 	for _, a := range cat.Areas(features.Areas) {
-		if declared[a] {
+		if t.HasService(primaryService[a]) {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-func stepsEnv(t *target.Target) steps.Env {
+func stepsEnv(t *target.Target, logDir string) steps.Env {
 	var env steps.Env
 	if cs := t.Services.ConfigServer; cs != nil {
 		env.ConfigServer = &steps.ConfigServer{URL: cs.URL, Repo: steps.Repo{
 			URI: cs.Repository.URI, Username: cs.Repository.Username, Password: cs.Repository.Password}}
+	}
+	if ca := t.Services.ConfigApp; ca != nil {
+		env.ConfigApp = &steps.ConfigApp{Start: appStarter(ca, t.Services.ConfigServer.URL, logDir), HarnessHost: ca.HarnessHost}
 	}
 	return env
 }
@@ -145,10 +152,10 @@ func planRun(opts Options, cat *catalog.Catalog, areas []string, res *report.Res
 		if !inArea[s.Area] {
 			continue
 		}
-		if caps := unsupported(opts.Target, s); len(caps) > 0 {
-			res.Set(s, report.Unsupported, "needs "+strings.Join(caps, ", "))
-			for _, c := range caps {
-				missing[c] = true
+		if lacks := missingRequirements(opts.Target, s); len(lacks) > 0 {
+			res.SetUnsupported(s, lacks)
+			for _, m := range lacks {
+				missing[m.Kind+"-"+m.Name] = true
 			}
 			continue
 		}
@@ -161,22 +168,37 @@ func planRun(opts Options, cat *catalog.Catalog, areas []string, res *report.Res
 	if strings.TrimSpace(opts.Tags) != "" {
 		terms = append(terms, opts.Tags)
 	}
-	for _, c := range target.KnownNames() {
-		if missing[c] {
-			terms = append(terms, "~"+report.CapabilityTag+c)
-		}
+	for _, m := range sortedKeys(missing) {
+		terms = append(terms, "~@"+m)
 	}
 	p.tags = strings.Join(terms, " && ")
 	return p
 }
 
-func unsupported(t *target.Target, s catalog.Scenario) []string {
-	var out []string
-	for _, c := range s.TagsWithPrefix(report.CapabilityTag) {
-		if !t.Has(c) {
-			out = append(out, c)
+// ServiceTag is the tag prefix of scenarios that need a service besides their area's primary one.
+const ServiceTag = "@service-"
+
+func missingRequirements(t *target.Target, s catalog.Scenario) []report.Requirement {
+	var out []report.Requirement
+	for _, name := range s.TagsWithPrefix(ServiceTag) {
+		if !t.HasService(name) {
+			out = append(out, report.Requirement{Kind: "service", Name: name})
 		}
 	}
+	for _, c := range s.TagsWithPrefix(report.CapabilityTag) {
+		if !t.Has(c) {
+			out = append(out, report.Requirement{Kind: "capability", Name: c})
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -272,6 +294,9 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 		fmt.Fprintf(w, "  %-9s %-28s %s\n", p.Name, result, p.Summary)
 		if p.Extended != nil && len(p.Extended.UnsupportedFeatures) > 0 {
 			fmt.Fprintf(w, "            not supported: %s\n", strings.Join(p.Extended.UnsupportedFeatures, ", "))
+		}
+		if len(p.UntestedServices) > 0 {
+			fmt.Fprintf(w, "            not under test (the target declares no such service): %s\n", strings.Join(p.UntestedServices, ", "))
 		}
 	}
 	if r.Failed > 0 {

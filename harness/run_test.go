@@ -68,7 +68,7 @@ func TestAnUnreachableTargetIsOneErrorOfTheRun(t *testing.T) {
 	}
 }
 
-// Scenarios that need a capability the target does not declare are reported as not supported, not run.
+// Scenarios that need a capability or a service the target does not declare are reported as such, not run.
 func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	ctx := context.Background()
 	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
@@ -78,6 +78,7 @@ func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	defer st.Stop()
 	tg := *st.Target
 	tg.Capabilities = nil
+	tg.Services.ConfigApp = nil
 	var out strings.Builder
 	res, err := Run(ctx, Options{Target: &tg, Format: "progress", ReportsDir: t.TempDir(), Output: &out,
 		Tags: "@capability-config.errors,@spec-2.5-app-yml"})
@@ -94,7 +95,10 @@ func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	if p.Core.Result != "partial" || p.Core.Statistics.Skipped == 0 {
 		t.Errorf("scenarios left out by --tags must count as skipped: %+v", p.Core)
 	}
-	if !strings.Contains(out.String(), "not supported: ") {
+	if len(p.UntestedServices) != 1 || p.UntestedServices[0] != "configApp" {
+		t.Errorf("untested services: %v", p.UntestedServices)
+	}
+	if !strings.Contains(out.String(), "not supported: ") || !strings.Contains(out.String(), "not under test (the target declares no such service): configApp") {
 		t.Errorf("summary does not name what is not supported:\n%s", out.String())
 	}
 }

@@ -18,6 +18,11 @@ func TestCapabilityTagsAndKnownCapabilitiesMatch(t *testing.T) {
 	}
 	used := map[string]bool{}
 	for _, s := range cat.Scenarios {
+		for _, name := range s.TagsWithPrefix(ServiceTag) {
+			if !contains(target.ServiceNames, name) {
+				t.Errorf("%s: @service-%s names no service of target.ServiceNames", s.ID(), name)
+			}
+		}
 		for _, c := range s.TagsWithPrefix(report.CapabilityTag) {
 			used[c] = true
 			if _, ok := target.Known[c]; !ok {

@@ -3,6 +3,7 @@
 package steps
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -14,6 +15,24 @@ import (
 // A nil service means its area is not under test.
 type Env struct {
 	ConfigServer *ConfigServer
+	ConfigApp    *ConfigApp
+}
+
+// ConfigApp starts instances of the configuration client application: its name and profiles are fixed at start,
+// so every scenario starts the instances it needs.
+type ConfigApp struct {
+	// Start runs one instance with the application name and comma-separated profiles, ready to answer HTTP.
+	Start func(ctx context.Context, name, profiles string) (Instance, error)
+	// HarnessHost is the address at which instances reach servers the steps run, such as the quote source.
+	HarnessHost string
+}
+
+// Instance is one running instance of an application.
+type Instance interface {
+	URL() string
+	// Log is everything the instance has written to its log so far.
+	Log() string
+	Stop()
 }
 
 // ConfigServer is the configuration server and the repository it reads.
@@ -37,6 +56,10 @@ type Suite struct {
 	repoOnce sync.Once
 	repo     *workspace
 	repoErr  error
+
+	quotesOnce sync.Once
+	quotes     *quoteSource
+	quotesErr  error
 }
 
 // New returns the step suite for a target.
@@ -57,6 +80,9 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 		if s.repo != nil {
 			s.repo.close()
 		}
+		if s.quotes != nil {
+			s.quotes.close()
+		}
 	})
 }
 
@@ -65,8 +91,10 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	w := newWorld(s)
 	sc.After(w.attachEvidence)
+	sc.After(w.stopInstances)
 	w.registerHTTPSteps(sc)
 	w.registerConfigServerSteps(sc)
+	w.registerConfigAppSteps(sc)
 }
 
 // workspace returns the shared clone of the configuration repository.
@@ -75,4 +103,12 @@ func (s *Suite) workspace() (*workspace, error) {
 		s.repo, s.repoErr = openWorkspace(s.env.ConfigServer.Repo)
 	})
 	return s.repo, s.repoErr
+}
+
+// quoteSource returns the quote source the steps serve to the application, started on first use.
+func (s *Suite) quoteSource() (*quoteSource, error) {
+	s.quotesOnce.Do(func() {
+		s.quotes, s.quotesErr = startQuoteSource(s.env.ConfigApp.HarnessHost)
+	})
+	return s.quotes, s.quotesErr
 }

@@ -21,6 +21,12 @@ type world struct {
 	// {branch} and {tag}, so scenarios never see each other's data; steps add remembered values.
 	vars map[string]string
 	last *exchange
+
+	// instances are the application instances this scenario started; user and passwords (one per instance,
+	// or one for all) are the HTTP Basic credentials sent to them.
+	instances []Instance
+	user      string
+	passwords []string
 }
 
 // exchange is one HTTP request and its answer, kept for assertions and as evidence of a failure.
@@ -51,6 +57,13 @@ var placeholder = regexp.MustCompile(`\{([a-z][a-z0-9:._-]*)\}`)
 // expand replaces {name} placeholders; an unknown one is an error, so a typo in a feature cannot pass.
 func (w *world) expand(s string) (string, error) {
 	var missing []string
+	if strings.Contains(s, "{quotes}") && w.vars["quotes"] == "" && w.suite.env.ConfigApp != nil {
+		q, err := w.suite.quoteSource()
+		if err != nil {
+			return "", err
+		}
+		w.vars["quotes"] = q.base
+	}
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		v, ok := w.vars[m[1:len(m)-1]]
 		if !ok {

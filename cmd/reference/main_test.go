@@ -49,7 +49,7 @@ func start(t *testing.T, env map[string]string, args ...string) *running {
 		stdout: r.stdout, stderr: r.stderr,
 		getenv:    func(k string) string { return env[k] },
 		listening: func(_, addr string) { r.addrs <- addr },
-		ports:     map[string]int{"configserver": 0},
+		ports:     map[string]int{"configserver": 0, "quotes": 0, "configapp": 0},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -226,6 +226,12 @@ func TestHelp(t *testing.T) {
 			"CONFIG_GIT_PASSWORD", "-log-format", "-log-level", "-lazy-clone", "-fetch-timeout", "(default 8888)",
 		}},
 		{[]string{"serve", "configserver", "--uri", "x", "-h"}, []string{"-uri"}},
+		{[]string{"--help"}, []string{"quotes", "8081", "configapp", "8080"}},
+		{[]string{"serve", "quotes", "--help"}, []string{"-port", "(default 8081)", "quoters"}},
+		{[]string{"serve", "configapp", "--help"}, []string{
+			"SPRING_PROFILES_ACTIVE", "-port", "(default 8080)", "-host", "-name", "(default \"greeting-config\")",
+			"-config-url", "http://localhost:8888", "-label", "-redis", "-start-retries", "(default 4)", "-log-format", "-log-level",
+		}},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := runCLI(tt.args...)
@@ -248,7 +254,9 @@ func TestBadArguments(t *testing.T) {
 		{nil, "Usage:"},
 		{[]string{"down"}, `unknown command "down"; valid commands: up, serve`},
 		{[]string{"serve"}, "Usage: reference serve SERVICE"},
-		{[]string{"serve", "nope"}, `unknown service "nope"; valid services: configserver`},
+		{[]string{"serve", "nope"}, `unknown service "nope"; valid services: configserver, quotes, configapp`},
+		{[]string{"serve", "configapp", "--start-retries", "-1"}, "invalid --start-retries -1"},
+		{[]string{"serve", "configapp", "--log-level", "loud"}, `invalid --log-level "loud"`},
 		{[]string{"serve", "configserver"}, "--uri is required"},
 		{[]string{"serve", "configserver", "--uri", "x", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"serve", "configserver", "--uri", "x", "--port", "x"}, `invalid value "x" for flag -port`},

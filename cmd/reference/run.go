@@ -61,38 +61,68 @@ func closeAll(bs []*binding) {
 	}
 }
 
-// serveAll serves every binding until ctx ends or one server fails, then
-// shuts all down gracefully.
-func (c *cli) serveAll(ctx context.Context, log *slog.Logger, bs []*binding) int {
-	errs := make(chan error, len(bs))
-	servers := make([]*http.Server, len(bs))
-	for i, b := range bs {
-		servers[i] = &http.Server{
-			Handler:           b.inst.handler,
-			ReadHeaderTimeout: readHeaderTimeout,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		}
-		go func() { errs <- servers[i].Serve(b.ln) }()
-		log.Info("listening", "service", b.svc.name, "url", b.url)
-		if c.listening != nil {
-			c.listening(b.svc.name, b.ln.Addr().String())
-		}
+// runner serves bindings as they are built, and stops them all together.
+type runner struct {
+	c       *cli
+	log     *slog.Logger
+	all     []*binding // every socket, served or not, released by stop
+	errs    chan error
+	servers []*http.Server
+	started []*binding
+}
+
+func (c *cli) newRunner(log *slog.Logger, all []*binding) *runner {
+	return &runner{c: c, log: log, all: all, errs: make(chan error, len(all))}
+}
+
+// start serves b, whose instance is built. Services are started one by one,
+// so a service can reach the ones built before it while it starts (the
+// configuration app fetches from the configuration server).
+func (r *runner) start(b *binding) {
+	srv := &http.Server{
+		Handler:           b.inst.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(r.log.Handler(), slog.LevelWarn),
 	}
+	r.servers = append(r.servers, srv)
+	r.started = append(r.started, b)
+	go func() { r.errs <- srv.Serve(b.ln) }()
+	r.log.Info("listening", "service", b.svc.name, "url", b.url)
+}
+
+// announce tells the test hook every address, once everything is up.
+func (r *runner) announce() {
+	if r.c.listening == nil {
+		return
+	}
+	for _, b := range r.started {
+		r.c.listening(b.svc.name, b.ln.Addr().String())
+	}
+}
+
+// wait serves until ctx ends or one server fails, then stops everything.
+func (r *runner) wait(ctx context.Context) int {
 	code := exitOK
 	select {
 	case <-ctx.Done():
-		log.Info("shutting down")
-	case err := <-errs:
-		log.Error("server failed", "err", err)
+		r.log.Info("shutting down")
+	case err := <-r.errs:
+		r.log.Error("server failed", "err", err)
 		code = exitError
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	r.stop()
+	return code
+}
+
+// stop shuts the servers down gracefully, then releases every socket and
+// built instance.
+func (r *runner) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	for _, srv := range servers {
-		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("shutdown", "err", err)
+	for _, srv := range r.servers {
+		if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			r.log.Warn("shutdown", "err", err)
 		}
 	}
-	closeAll(bs)
-	return code
+	closeAll(r.all)
 }

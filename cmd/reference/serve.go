@@ -53,7 +53,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return c.fail(fs.Name(), err)
 	}
 	bs[0].inst = inst
-	return c.serveAll(ctx, log, bs)
+	r := c.newRunner(log, bs)
+	r.start(bs[0])
+	r.announce()
+	return r.wait(ctx)
 }
 
 func (c *cli) serveUsage(w io.Writer) {
@@ -63,7 +66,7 @@ func (c *cli) serveUsage(w io.Writer) {
 }
 
 func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: reference serve %s [flags]\n\nRuns the %s.\n\nFlags (-flag and --flag are the same):\n", svc.name, svc.summary)
+	fmt.Fprintf(w, "Usage: reference serve %s [flags]\n\nRuns the %s.\n\n%sFlags (-flag and --flag are the same):\n", svc.name, svc.summary, svc.notes)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }

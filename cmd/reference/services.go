@@ -11,13 +11,16 @@ import (
 // entry here plus its file (see configserver.go).
 var services = []*service{
 	configServerService(),
+	quotesService(),
+	configAppService(),
 }
 
 // service is one runnable part of the reference stack.
 type service struct {
 	name    string
 	summary string
-	port    int // the spec's default port
+	port    int    // the spec's default port
+	notes   string // extra help, printed before the flags (environment variables)
 	// flags declares the service's own `serve` flags and returns the
 	// function that builds the service once they are parsed.
 	flags func(fs *flag.FlagSet, getenv func(string) string) buildFunc
@@ -38,6 +41,8 @@ type instance struct {
 type stack struct {
 	dataDir string
 	log     *slog.Logger
+	level   slog.Level // the --log-level of up
+	getenv  func(string) string
 	urls    map[string]string // base URL of every service, by name
 }
 

@@ -33,18 +33,21 @@ func (c *cli) up(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(fs.Name(), err)
 	}
-	st := &stack{dataDir: dataDir, log: log, urls: make(map[string]string)}
+	st := &stack{dataDir: dataDir, log: log, level: logs.slogLevel(), getenv: c.getenv, urls: make(map[string]string)}
 	for _, b := range bs {
 		st.urls[b.svc.name] = b.url
 	}
+	r := c.newRunner(log, bs)
 	for _, b := range bs {
 		if b.inst, err = b.svc.demo(ctx, st); err != nil {
-			closeAll(bs)
+			r.stop()
 			return c.fail(fs.Name(), fmt.Errorf("%s: %w", b.svc.name, err))
 		}
+		r.start(b)
 	}
 	c.printStack(dataDir, bs)
-	return c.serveAll(ctx, log, bs)
+	r.announce()
+	return r.wait(ctx)
 }
 
 func (c *cli) portFor(s *service) int {

@@ -1,24 +1,22 @@
 // Package boot starts the reference implementation as a target: it builds cmd/reference from this checkout,
-// starts each service as a separate process on a free port, and stops them all again. The harness talks to the
-// processes over the wire only, exactly as it talks to any other implementation.
+// starts each service as a separate process on a free port (and a redis-server for the refresh bus), and stops
+// them all again. The harness talks to the processes over the wire only, exactly as it talks to any other
+// implementation.
 package boot
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/harness/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )
 
@@ -39,15 +37,8 @@ type Options struct {
 type Stack struct {
 	Target *target.Target
 	dir    string
-	procs  []*process
+	procs  []*launch.Process
 	opts   Options
-}
-
-type process struct {
-	name string
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{}
 }
 
 // Reference boots every service of the reference and returns the target that describes it. On error, whatever
@@ -68,11 +59,10 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 			st = nil
 		}
 	}()
-	if opts.LogDir == "" {
-		opts.LogDir = filepath.Join(dir, "logs")
-		st.opts.LogDir = opts.LogDir
+	if st.opts.LogDir == "" {
+		st.opts.LogDir = filepath.Join(dir, "logs")
 	}
-	if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
+	if err := os.MkdirAll(st.opts.LogDir, 0o755); err != nil {
 		return st, err
 	}
 	bin := opts.Binary
@@ -81,7 +71,15 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 			return st, err
 		}
 	}
-	return st, st.startConfigServer(ctx, bin)
+	if err := st.startConfigServer(ctx, bin); err != nil {
+		return st, err
+	}
+	redisURL, err := st.startRedis(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.describeConfigApp(bin, redisURL)
+	return st, nil
 }
 
 func (st *Stack) progress(format string, args ...any) {
@@ -134,79 +132,74 @@ func (st *Stack) startConfigServer(ctx context.Context, bin string) error {
 	if err := initRepository(repo); err != nil {
 		return fmt.Errorf("creating the configuration repository: %w", err)
 	}
-	port, err := freePort()
+	port, err := launch.FreePort()
 	if err != nil {
 		return err
 	}
 	uri := "file://" + repo
-	if err := st.start(ctx, "configserver", bin, "serve", "configserver", "--port", strconv.Itoa(port),
-		"--uri", uri, "--basedir", filepath.Join(st.dir, "configserver-cache")); err != nil {
+	p, err := st.start("configserver", nil, bin, "serve", "configserver", "--port", strconv.Itoa(port),
+		"--uri", uri, "--basedir", filepath.Join(st.dir, "configserver-cache"))
+	if err != nil {
 		return err
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	st.Target.Services.ConfigServer = &target.ConfigServer{URL: base, Repository: target.Repository{URI: uri}}
-	return st.waitReady(ctx, "configserver", base+"/health")
+	return st.ready(p, p.WaitHTTP(ctx, base+"/health", 30*time.Second), base)
 }
 
-// start runs one service in a process group of its own, so that Stop can end it and anything it started.
-func (st *Stack) start(ctx context.Context, name, bin string, args ...string) error {
-	logPath := filepath.Join(st.opts.LogDir, name+".log")
-	log, err := os.Create(logPath)
+// startRedis runs a private redis-server for the refresh bus of the configuration application's instances.
+func (st *Stack) startRedis(ctx context.Context) (string, error) {
+	server, err := exec.LookPath("redis-server")
 	if err != nil {
-		return err
+		return "", errors.New("redis-server is not installed; the reference's refresh bus needs it: " +
+			"run `make deps` as root, or apt-get install redis-server")
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return fmt.Errorf("starting %s: %w", name, err)
+	port, err := launch.FreePort()
+	if err != nil {
+		return "", err
 	}
-	p := &process{name: name, cmd: cmd, log: log, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	p, err := st.start("redis", nil, server, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", st.dir)
+	if err != nil {
+		return "", err
+	}
+	return "redis://" + addr + "/0", st.ready(p, p.WaitTCP(ctx, addr, 15*time.Second), addr)
+}
+
+// describeConfigApp gives the target the start command of the configuration application: scenarios start
+// instances themselves, because an instance's application name and profiles are fixed at start.
+func (st *Stack) describeConfigApp(bin, redisURL string) {
+	st.Target.Services.ConfigApp = &target.ConfigApp{
+		Start: fmt.Sprintf(`exec '%s' serve configapp --port "$TCK_PORT" --name "$TCK_APP_NAME" `+
+			`--config-url "$TCK_CONFIG_URL" --redis '%s'`, bin, redisURL),
+		StartTimeout: target.Duration(30 * time.Second),
+		HarnessHost:  "127.0.0.1",
+	}
+}
+
+func (st *Stack) start(name string, env []string, program string, args ...string) (*launch.Process, error) {
+	p, err := launch.Start(name, filepath.Join(st.opts.LogDir, name+".log"), env, program, args...)
+	if err != nil {
+		return nil, err
+	}
 	st.procs = append(st.procs, p)
-	st.progress("started %s (pid %d), log %s", name, cmd.Process.Pid, logPath)
-	return nil
+	st.progress("started %s (pid %d), log %s", name, p.PID(), p.LogPath())
+	return p, nil
 }
 
-// waitReady polls a service until it answers, fails early when its process exits, and gives up after 30s.
-func (st *Stack) waitReady(ctx context.Context, name, url string) error {
-	p := st.procs[len(st.procs)-1]
-	deadline := time.Now().Add(30 * time.Second)
-	client := &http.Client{Timeout: time.Second}
-	for start := time.Now(); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		select {
-		case <-p.done:
-			return fmt.Errorf("%s exited at start:\n%s", name, tail(p.log.Name(), 20))
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		if resp, err := client.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				st.progress("%s ready at %s in %s", name, strings.TrimSuffix(url, "/health"), time.Since(start).Round(time.Millisecond))
-				return nil
-			}
-		}
+func (st *Stack) ready(p *launch.Process, err error, where string) error {
+	if err == nil {
+		st.progress("%s ready at %s", p.Name, where)
 	}
-	return fmt.Errorf("%s did not answer %s within 30s; its log:\n%s", name, url, tail(p.log.Name(), 20))
+	return err
 }
 
-// Stop ends every service (SIGTERM, then SIGKILL after 5s) and removes the temporary directory. Logs stay in
-// LogDir when one was given. Stop may be called more than once.
+// Stop ends every service and removes the temporary directory. Logs stay in LogDir when one was given. Stop may
+// be called more than once.
 func (st *Stack) Stop() {
-	for _, p := range st.procs {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	}
-	for _, p := range st.procs {
-		select {
-		case <-p.done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-			<-p.done
-		}
-		p.log.Close()
+	for i := len(st.procs) - 1; i >= 0; i-- {
+		st.procs[i].Stop(5 * time.Second)
 	}
 	st.procs = nil
 	if st.dir != "" {
@@ -219,39 +212,13 @@ func (st *Stack) Stop() {
 func (st *Stack) PIDs() []int {
 	var pids []int
 	for _, p := range st.procs {
-		pids = append(pids, p.cmd.Process.Pid)
+		pids = append(pids, p.PID())
 	}
 	return pids
 }
 
 // Dir is the temporary directory of the stack, removed by Stop.
 func (st *Stack) Dir() string { return st.dir }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return "(no log)"
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return "  " + strings.Join(lines, "\n  ")
-}
 
 // version names the checkout the reference was built from, when git can tell.
 func version() string {

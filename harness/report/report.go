@@ -28,15 +28,31 @@ const (
 	Unsupported Outcome = "unsupported"
 )
 
-// Results are the outcomes of a run by scenario ID, with the failure message of each failed one.
+// Results are the outcomes of a run by scenario ID, with the failure message of each failed one and what the
+// target lacks for each unsupported one.
 type Results struct {
 	Outcomes map[string]Outcome
 	Messages map[string]string
+	Missing  map[string][]Requirement
 }
+
+// Requirement is something a scenario needs from a target: a service or an optional capability.
+type Requirement struct {
+	Kind string // "service" or "capability"
+	Name string
+}
+
+func (r Requirement) String() string { return r.Kind + " " + r.Name }
 
 // NewResults returns empty results.
 func NewResults() *Results {
-	return &Results{Outcomes: map[string]Outcome{}, Messages: map[string]string{}}
+	return &Results{Outcomes: map[string]Outcome{}, Messages: map[string]string{}, Missing: map[string][]Requirement{}}
+}
+
+// SetUnsupported records a scenario the target cannot run, and why.
+func (r *Results) SetUnsupported(s catalog.Scenario, missing []Requirement) {
+	r.Outcomes[s.ID()] = Unsupported
+	r.Missing[s.ID()] = missing
 }
 
 // Set records the outcome of a scenario.
@@ -81,6 +97,8 @@ type Profile struct {
 	Summary  string    `yaml:"summary"`
 	Core     Result    `yaml:"core"`
 	Extended *Extended `yaml:"extended,omitempty"`
+	// UntestedServices are services of the area the target does not declare; their scenarios are not counted.
+	UntestedServices []string `yaml:"untestedServices,omitempty"`
 }
 
 // Result sums up a set of scenarios.
@@ -122,17 +140,22 @@ func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalo
 
 func buildProfile(area string, cat *catalog.Catalog, res *Results) Profile {
 	var core, ext Result
-	supported, unsupported := map[string]bool{}, map[string]bool{}
+	supported, unsupported, untested := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, s := range cat.Scenarios {
 		if s.Area != area {
 			continue
 		}
 		caps := s.TagsWithPrefix(CapabilityTag)
 		o := res.Get(s)
-		for _, c := range caps {
-			if o == Unsupported {
-				unsupported[c] = true
+		for _, m := range res.Missing[s.ID()] {
+			if m.Kind == "service" {
+				untested[m.Name] = true
 			} else {
+				unsupported[m.Name] = true
+			}
+		}
+		for _, c := range caps {
+			if o != Unsupported {
 				supported[c] = true
 			}
 		}
@@ -143,7 +166,7 @@ func buildProfile(area string, cat *catalog.Catalog, res *Results) Profile {
 		}
 	}
 	core.Result = verdict(core.Statistics)
-	p := Profile{Name: area, Core: core}
+	p := Profile{Name: area, Core: core, UntestedServices: sortedKeys(untested)}
 	p.Summary = summary(core.Statistics, ext.Statistics, len(unsupported))
 	if ext.Statistics != (Statistics{}) || len(unsupported) > 0 {
 		ext.Result = verdict(ext.Statistics)

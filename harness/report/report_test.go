@@ -41,7 +41,7 @@ func TestBuildCountsCoreAndExtendedApart(t *testing.T) {
 	res.Set(cat.Scenarios[0], Passed, "")
 	res.Set(cat.Scenarios[1], Failed, "boom")
 	res.Set(cat.Scenarios[2], Passed, "")
-	res.Set(cat.Scenarios[3], Unsupported, "needs config.flat-formats")
+	res.SetUnsupported(cat.Scenarios[3], []Requirement{{"capability", "config.flat-formats"}})
 	rep := Build(Implementation{Project: "x"}, "v0", time.Unix(0, 0), cat, []string{"config"}, res)
 
 	if len(rep.Profiles) != 1 {

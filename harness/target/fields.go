@@ -19,7 +19,7 @@ func unknownFields(node *yaml.Node, path string, t reflect.Type) []string {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || node.Kind != yaml.MappingNode {
+	if t.Kind() != reflect.Struct || node.Kind != yaml.MappingNode || t == reflect.TypeOf(Duration(0)) {
 		return nil
 	}
 	fields := map[string]reflect.Type{}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -34,6 +35,21 @@ type Implementation struct {
 // Services holds one entry per service; a service left out means its area is not under test.
 type Services struct {
 	ConfigServer *ConfigServer `yaml:"configServer"`
+	ConfigApp    *ConfigApp    `yaml:"configApp"`
+}
+
+// ServiceNames are the services a target may declare, as scenarios name them in @service-<name> tags.
+var ServiceNames = []string{"configServer", "configApp"}
+
+// HasService reports whether the target declares the named service.
+func (t *Target) HasService(name string) bool {
+	switch name {
+	case "configServer":
+		return t.Services.ConfigServer != nil
+	case "configApp":
+		return t.Services.ConfigApp != nil
+	}
+	return false
 }
 
 // ConfigServer is the configuration server of spec 4.4.
@@ -42,6 +58,39 @@ type ConfigServer struct {
 	// Repository is the git repository the server reads; the harness commits its test files to it, on the
 	// default label master and on branches and tags of unique names.
 	Repository Repository `yaml:"repository"`
+}
+
+// ConfigApp is the configuration client application of spec 4.5. Its application name and active profiles are
+// fixed when it starts, so the harness starts the instances each scenario needs with Start, a shell command that
+// runs one instance in the foreground until it gets SIGTERM. The command finds in its environment:
+//
+//	TCK_APP_NAME            the application name (bootstrap configuration)
+//	TCK_PROFILES            the active profiles, comma-separated, empty for none
+//	SPRING_PROFILES_ACTIVE  the same
+//	TCK_PORT                the port to listen on, on the loopback interface
+//	TCK_CONFIG_URL          the configuration server's URL
+//
+// Instances of one run must share a message broker, so that /bus/refresh on one refreshes all.
+type ConfigApp struct {
+	Start string `yaml:"start"`
+	// StartTimeout bounds the wait for a started instance to answer HTTP (default 60s).
+	StartTimeout Duration `yaml:"startTimeout"`
+	// HarnessHost is the address at which instances reach the servers the harness runs for them, such as the
+	// quote source (default 127.0.0.1).
+	HarnessHost string `yaml:"harnessHost"`
+}
+
+// Duration is a time.Duration written as in Go ("30s", "2m").
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("line %d: %q is not a positive duration such as 30s or 2m", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
 }
 
 // Repository is a git repository the harness may push to with go-git. Username and password are for http(s)
@@ -118,6 +167,14 @@ func (t *Target) applyDefaults() {
 	if cs := t.Services.ConfigServer; cs != nil {
 		cs.URL = strings.TrimRight(cs.URL, "/")
 	}
+	if ca := t.Services.ConfigApp; ca != nil {
+		if ca.StartTimeout == 0 {
+			ca.StartTimeout = Duration(60 * time.Second)
+		}
+		if ca.HarnessHost == "" {
+			ca.HarnessHost = "127.0.0.1"
+		}
+	}
 	if t.Implementation.Project == "" {
 		t.Implementation.Project = "unnamed implementation"
 	}
@@ -126,7 +183,11 @@ func (t *Target) applyDefaults() {
 func (t *Target) validate() []string {
 	var problems []string
 	if t.Services.ConfigServer == nil {
-		problems = append(problems, "services: declares no service; name at least one (configServer)")
+		problems = append(problems, "services.configServer: required: every area under test so far needs the configuration server")
+	}
+	if ca := t.Services.ConfigApp; ca != nil && strings.TrimSpace(ca.Start) == "" {
+		problems = append(problems, "services.configApp.start: required: a shell command that runs one instance "+
+			"(it finds TCK_APP_NAME, TCK_PROFILES, TCK_PORT and TCK_CONFIG_URL in its environment)")
 	}
 	if cs := t.Services.ConfigServer; cs != nil {
 		problems = append(problems, checkHTTPURL("services.configServer.url", cs.URL)...)

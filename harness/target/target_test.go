@@ -45,10 +45,14 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 		want       []string
 	}{
 		{"empty", ``, []string{"empty"}},
-		{"no service", `implementation: {project: x}`, []string{"services: declares no service"}},
+		{"no service", `implementation: {project: x}`, []string{"services.configServer: required"}},
+		{"config app without start", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\n  configApp: {}\n",
+			[]string{"services.configApp.start: required"}},
+		{"bad duration", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\n  configApp: {start: x, startTimeout: soon}\n",
+			[]string{`line 3: "soon" is not a positive duration`}},
 		{"unknown fields", "services:\n  configServer:\n    urll: http://x\n  gatway: {}\n",
 			[]string{"services.configServer.urll: unknown field (line 3)", "known here: url, repository",
-				"services.gatway: unknown field (line 4)"}},
+				"services.gatway: unknown field (line 4)", "known here: configServer, configApp"}},
 		{"bad url and missing repo", "services:\n  configServer:\n    url: localhost:8888\n",
 			[]string{`services.configServer.url: "localhost:8888" is not an absolute http(s) URL`,
 				"services.configServer.repository.uri: required"}},

@@ -1,0 +1,251 @@
+@spec-1.6 @service-configApp
+Feature: Configuration client application
+  The configuration client application fetches its configuration from the configuration server when it starts,
+  for its application name and the active profiles set in its environment at start. Its greeting page (GET /)
+  shows msg, and a fortune only when greeting.displayFortune is true; its quote page (GET /random-quote) shows a
+  quote fetched from quoteServiceURL, and that URL as uri. Both pages answer Accept: application/json with their
+  attributes. POST /refresh makes one instance re-read its configuration without restart; POST /bus/refresh
+  makes every instance bound to the message broker do so. By default every endpoint asks for HTTP Basic
+  credentials: user "user" and a password the application writes to its log at start.
+
+  Each scenario starts its own instances under an application name of its own, written {app}, so that no
+  scenario sees another's configuration. {quotes} is a quote source the harness runs for the application.
+
+  @spec-4.5-get-root @spec-2.6-greeting.displayFortune
+  Scenario: The greeting page without a fortune
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And an instance of "{app}" is started
+    And I authenticate as "user" with the password from its log
+    When I open the greeting page
+    Then the page has the attribute "msg"
+    And the page has no attribute "fortune"
+
+  @spec-4.5-get-root @spec-2.6-greeting.displayFortune
+  Scenario: The greeting page with a fortune
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And an instance of "{app}" is started
+    And I authenticate as "user" with the password from its log
+    When I open the greeting page
+    Then the page has the attribute "msg"
+    And the page has the attribute "fortune"
+
+  @spec-4.5-get-random-quote @spec-2.6-quoteServiceURL
+  Scenario: The quote page shows a quote from quoteServiceURL, and the URL
+    Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
+    And the repository holds on "master" the file "{app}.yml":
+      """
+      quoteServiceURL: {quotes}/{app}/one
+      """
+    And an instance of "{app}" is started
+    And I authenticate as "user" with the password from its log
+    When I open the quote page
+    Then the page attribute "quote" is "Quote one for {app}"
+    And the page attribute "uri" is "{quotes}/{app}/one"
+
+  @spec-3.3 @spec-3.3.1 @spec-3.3.2 @spec-4.5-post-refresh @spec-2.6-greeting.displayFortune
+  Scenario: A change is visible at the server at once, at the application only after POST /refresh
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And an instance of "{app}" is started
+    And I authenticate as "user" with the password from its log
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And I fetch the configuration of "{app}" with profile "default"
+    Then the property source "{app}.yml" holds:
+      | key                     | value |
+      | greeting.displayFortune | true  |
+    When I open the greeting page
+    Then the page has no attribute "fortune"
+    When I send "POST /refresh" to the application
+    Then the answer is 200
+    And the answer lists the changed key "greeting.displayFortune"
+    When I open the greeting page
+    Then the page has the attribute "fortune"
+
+  @spec-3.3.2 @spec-4.5-post-refresh @spec-2.6-quoteServiceURL
+  Scenario: After POST /refresh the quote page uses the new quoteServiceURL
+    Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
+    And the quote source serves "/{app}/two" with the quote "Quote two for {app}"
+    And the repository holds on "master" the file "{app}.yml":
+      """
+      quoteServiceURL: {quotes}/{app}/one
+      """
+    And an instance of "{app}" is started
+    And I authenticate as "user" with the password from its log
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      quoteServiceURL: {quotes}/{app}/two
+      """
+    And I open the quote page
+    Then the page attribute "uri" is "{quotes}/{app}/one"
+    When I send "POST /refresh" to the application
+    Then the answer lists the changed key "quoteServiceURL"
+    When I open the quote page
+    Then the page attribute "quote" is "Quote two for {app}"
+    And the page attribute "uri" is "{quotes}/{app}/two"
+
+  @spec-3.3.2 @spec-4.5-post-refresh @spec-2.6-logging.level
+  Scenario: After POST /refresh a new log level applies
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      logging:
+        level:
+          com.example.tck: WARN
+      """
+    And an instance of "{app}" is started
+    And I authenticate as "user" with the password from its log
+    When I send "GET /loggers/com.example.tck" to the application
+    Then the field "configuredLevel" is "WARN"
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      logging:
+        level:
+          com.example.tck: DEBUG
+      """
+    And I send "POST /refresh" to the application
+    Then the answer lists the changed key "logging.level.com.example.tck"
+    When I send "GET /loggers/com.example.tck" to the application
+    Then the field "configuredLevel" is "DEBUG"
+    And the field "effectiveLevel" is "DEBUG"
+
+  @spec-3.3.2 @spec-4.5-post-bus-refresh @spec-6.2
+  Scenario: POST /bus/refresh on one instance refreshes every instance
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And 2 instances of "{app}" are started
+    And I authenticate as "user" with the password from each instance's log
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And I send "POST /bus/refresh" to instance 1
+    Then the answer is a success
+    And within 15 seconds the greeting page of every instance has the attribute "fortune"
+
+  @spec-3.3.3 @spec-4.5-get-env
+  Scenario: The profile set at start is listed by /env and selects the profile file
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And the repository holds on "master" the file "{app}-dev.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And an instance of "{app}" is started with the profile "dev"
+    And I authenticate as "user" with the password from its log
+    When I send "GET /env" to the application
+    Then the answer is 200
+    And the field "profiles" is ["dev"]
+    When I open the greeting page
+    Then the page has the attribute "fortune"
+
+  @spec-3.3.3 @spec-4.5-post-refresh
+  Scenario: A profile file added after start takes effect after POST /refresh
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And an instance of "{app}" is started with the profile "cloud"
+    And I authenticate as "user" with the password from its log
+    When the repository holds on "master" the file "{app}-cloud.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And I open the greeting page
+    Then the page has no attribute "fortune"
+    When I send "POST /refresh" to the application
+    And I open the greeting page
+    Then the page has the attribute "fortune"
+
+  @spec-5.4 @spec-7-config-client-no-credentials
+  Scenario Outline: By default <request> asks for HTTP Basic credentials, and the password from the log opens it
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And an instance of "{app}" is started
+    When I send "<request>" to the application without credentials
+    Then the answer asks for HTTP Basic credentials
+    When I authenticate as "user" with the password from its log
+    And I send "<request>" to the application
+    Then the answer is a success
+
+    Examples:
+      | request           |
+      | GET /             |
+      | GET /random-quote |
+      | GET /env          |
+      | POST /refresh     |
+
+  @spec-5.4
+  Scenario: security.user.name and security.user.password set the credentials
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      security:
+        user:
+          name: tck-{app}
+          password: secret-{app}
+      """
+    And an instance of "{app}" is started
+    When I authenticate as "tck-{app}" with the password "secret-{app}"
+    And I send "GET /" to the application
+    Then the answer is 200
+    When I authenticate as "tck-{app}" with the password "wrong-{app}"
+    And I send "GET /" to the application
+    Then the answer asks for HTTP Basic credentials
+
+  @spec-5.4 @spec-2.6-security.basic.enabled
+  Scenario: security.basic.enabled false opens the application pages, not the operational endpoints
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      security:
+        basic:
+          enabled: false
+      """
+    And an instance of "{app}" is started
+    When I send "GET /" to the application without credentials
+    Then the answer is 200
+    When I send "GET /env" to the application without credentials
+    Then the answer asks for HTTP Basic credentials
+    When I send "POST /refresh" to the application without credentials
+    Then the answer asks for HTTP Basic credentials
+
+  @spec-5.4 @spec-2.6-management.security.enabled
+  Scenario: management.security.enabled false opens the operational endpoints, not the application pages
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      management:
+        security:
+          enabled: false
+      """
+    And an instance of "{app}" is started
+    When I send "GET /env" to the application without credentials
+    Then the answer is 200
+    When I send "POST /refresh" to the application without credentials
+    Then the answer is 200
+    When I send "GET /" to the application without credentials
+    Then the answer asks for HTTP Basic credentials

@@ -1,0 +1,181 @@
+// Package launch runs the programs of a target as child processes: each in a process group of its own, with its
+// output kept in a log file and in memory, stopped with SIGTERM and, if need be, SIGKILL. The reference's
+// services and the instances a scenario starts through a target's start command both run this way.
+package launch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Process is one running program.
+type Process struct {
+	Name string
+	cmd  *exec.Cmd
+	log  *os.File
+	out  *buffer
+	done chan struct{}
+	err  error
+}
+
+// Start runs a program with extra environment variables; its output goes to logPath and to memory.
+func Start(name, logPath string, env []string, program string, args ...string) (*Process, error) {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{Name: name, log: log, out: &buffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(program, args...)
+	p.cmd.Env = append(os.Environ(), env...)
+	w := io.MultiWriter(log, p.out)
+	p.cmd.Stdout, p.cmd.Stderr = w, w
+	// A group of its own, so that Stop reaches whatever the program starts; Pdeathsig ends it if the harness
+	// itself is killed.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	return p, nil
+}
+
+// Shell runs a shell command line, for start commands written in a target file.
+func Shell(name, logPath string, env []string, command string) (*Process, error) {
+	return Start(name, logPath, env, "/bin/sh", "-c", command)
+}
+
+// PID is the process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// LogPath is where the output is kept.
+func (p *Process) LogPath() string { return p.log.Name() }
+
+// Output is everything the program has written so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// Exited reports whether the program has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop sends SIGTERM to the group, waits up to grace, then SIGKILL. It may be called more than once.
+func (p *Process) Stop(grace time.Duration) {
+	_ = syscall.Kill(-p.PID(), syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+		<-p.done
+	}
+	p.log.Close()
+}
+
+// WaitHTTP polls url until any HTTP answer comes (a 401 is an answer: the program is up), the process exits,
+// ctx ends or timeout passes.
+func (p *Process) WaitHTTP(ctx context.Context, url string, timeout time.Duration) error {
+	client := &http.Client{Timeout: time.Second}
+	return p.wait(ctx, timeout, url, func() bool {
+		resp, err := client.Get(url)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	})
+}
+
+// WaitTCP polls addr until it accepts a connection.
+func (p *Process) WaitTCP(ctx context.Context, addr string, timeout time.Duration) error {
+	return p.wait(ctx, timeout, addr, func() bool {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false
+		}
+		c.Close()
+		return true
+	})
+}
+
+func (p *Process) wait(ctx context.Context, timeout time.Duration, what string, ready func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited at start (%v); its output:\n%s", p.Name, p.err, p.Tail(20))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if ready() {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer at %s within %s; its output:\n%s", p.Name, what, timeout, p.Tail(20))
+}
+
+// Tail returns the last n lines of the output, indented.
+func (p *Process) Tail(n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(p.Output()))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	if len(lines) == 0 {
+		return "  (no output)"
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}
+
+// FreePort returns a port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// buffer is a bounded, concurrency-safe output buffer: it keeps the first 8 MiB, which start-up lines such as a
+// generated password are always part of, and drops the rest.
+type buffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+const bufferLimit = 8 << 20
+
+func (b *buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := bufferLimit - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

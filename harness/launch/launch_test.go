@@ -1,0 +1,79 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestOutputIsKeptAndStopEndsTheWholeGroup(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "p.log")
+	// The shell starts a child; Stop must end both.
+	p, err := Shell("sleeper", log, []string{"GREETING=hello"}, `echo "$GREETING from the shell"; sleep 60 & echo child $!; wait`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, line := range strings.Split(p.Output(), "\n") {
+			if n, ok := strings.CutPrefix(line, "child "); ok {
+				child = atoi(n)
+			}
+		}
+	}
+	if !strings.Contains(p.Output(), "hello from the shell") || child == 0 {
+		t.Fatalf("output: %q", p.Output())
+	}
+	p.Stop(2 * time.Second)
+	if !p.Exited() {
+		t.Error("the shell still runs")
+	}
+	for deadline := time.Now().Add(2 * time.Second); alive(child) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(child) {
+		t.Errorf("the child %d survived Stop", child)
+	}
+}
+
+// alive reports whether a process runs; a zombie (ended, not yet reaped by init) does not.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) == 0 || fields[0] != "Z"
+}
+
+func TestWaitReportsAnEarlyExitWithItsOutput(t *testing.T) {
+	p, err := Shell("failing", filepath.Join(t.TempDir(), "p.log"), nil, `echo "cannot bind"; exit 3`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(time.Second)
+	port, _ := FreePort()
+	err = p.WaitTCP(context.Background(), "127.0.0.1:"+itoa(port), 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "failing exited at start") || !strings.Contains(err.Error(), "cannot bind") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range strings.TrimSpace(s) {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }

@@ -1,0 +1,116 @@
+package configapp
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// masked replaces the values of sensitive keys in /env.
+const masked = "******"
+
+// sensitiveParts mark a key whose value /env hides: Spring Boot 1.x's
+// sanitizer list. Spring matches the end of the key; any part of it is
+// matched here, which hides at least what Spring hides.
+var sensitiveParts = []string{"password", "secret", "key", "token", "credentials", "vcap_services"}
+
+func (a *App) serveHealth(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
+}
+
+// serveRefresh answers the changed keys (200), or 503 when the server could
+// not be reached and 500 when the new configuration is invalid. The refresh
+// runs to its end even if the caller hangs up.
+func (a *App) serveRefresh(w http.ResponseWriter, r *http.Request, _ *snapshot) {
+	keys, err := a.Refresh(context.WithoutCancel(r.Context()))
+	if err != nil {
+		writeError(w, r, statusOf(err), "Cannot refresh: "+err.Error()+"; the previous configuration stays in force")
+		return
+	}
+	writeJSON(w, http.StatusOK, keys)
+}
+
+// serveEnv is Boot 1.x's /env: the active profiles, then one entry per
+// property source, highest precedence first, keys in the server's order.
+func (a *App) serveEnv(w http.ResponseWriter, _ *http.Request, s *snapshot) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"profiles":`)
+	_ = appendJSON(&buf, append([]string{}, a.opts.Profiles...)) // [] rather than null
+	seen := make(map[string]bool)
+	for _, src := range s.env.PropertySources {
+		name := "configService:" + src.Name
+		if seen[name] {
+			continue // a repeated name would repeat a JSON key
+		}
+		seen[name] = true
+		buf.WriteByte(',')
+		_ = appendJSON(&buf, name)
+		buf.WriteByte(':')
+		appendMasked(&buf, &src.Source)
+	}
+	buf.WriteString("}\n")
+	writeBody(w, http.StatusOK, "application/json", buf.Bytes())
+}
+
+func appendMasked(buf *bytes.Buffer, p *props) {
+	buf.WriteByte('{')
+	for i, k := range p.keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		_ = appendJSON(buf, k)
+		buf.WriteByte(':')
+		if sensitive(k) {
+			_ = appendJSON(buf, masked)
+		} else {
+			buf.Write(p.values[k]) // already compact JSON
+		}
+	}
+	buf.WriteByte('}')
+}
+
+func sensitive(key string) bool {
+	k := strings.ToLower(key)
+	return slices.ContainsFunc(sensitiveParts, func(part string) bool { return strings.Contains(k, part) })
+}
+
+// loggerLevels is Boot 1.5's logger description; configuredLevel is null
+// for a logger that only inherits.
+type loggerLevels struct {
+	ConfiguredLevel *string `json:"configuredLevel"`
+	EffectiveLevel  string  `json:"effectiveLevel"`
+}
+
+func describe(t *levelTable, name string) loggerLevels {
+	d := loggerLevels{EffectiveLevel: t.effective(name).name}
+	if l, ok := t.configuredLevel(name); ok {
+		d.ConfiguredLevel = &l.name
+	}
+	return d
+}
+
+// serveLoggers lists the levels and the known loggers: the root, every
+// configured one and the application's own.
+func (a *App) serveLoggers(w http.ResponseWriter, _ *http.Request, s *snapshot) {
+	t := s.settings.levels
+	names := append(slices.Collect(maps.Keys(t.configured)), loggerPages, loggerConfig, loggerSecurity, loggerBus)
+	loggers := make(map[string]loggerLevels, len(names))
+	for _, n := range names {
+		loggers[n] = describe(t, n)
+	}
+	levels := make([]string, len(allLevels))
+	for i, l := range allLevels {
+		levels[i] = l.name
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"levels": levels, "loggers": loggers})
+}
+
+// serveLogger describes any logger name, configured or not: Logback
+// creates loggers on demand, so every name has an effective level.
+func (a *App) serveLogger(w http.ResponseWriter, r *http.Request, s *snapshot) {
+	name := strings.TrimPrefix(r.URL.Path, "/loggers/")
+	writeJSON(w, http.StatusOK, describe(s.settings.levels, name))
+}

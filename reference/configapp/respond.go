@@ -1,0 +1,92 @@
+package configapp
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// errorBody is Spring Boot 1.x's error JSON (timestamp in epoch ms).
+type errorBody struct {
+	Timestamp int64  `json:"timestamp"`
+	Status    int    `json:"status"`
+	Error     string `json:"error"`
+	Message   string `json:"message"`
+	Path      string `json:"path"`
+}
+
+func writeError(w http.ResponseWriter, r *http.Request, status int, message string) {
+	writeJSON(w, status, errorBody{
+		Timestamp: time.Now().UnixMilli(),
+		Status:    status,
+		Error:     http.StatusText(status),
+		Message:   message,
+		Path:      r.URL.Path,
+	})
+}
+
+// writeJSON writes v without HTML escaping, as Jackson does.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := appendJSON(&buf, v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"status":500,"error":"Internal Server Error","message":"cannot encode the response"}`)
+	}
+	buf.WriteByte('\n')
+	writeBody(w, status, "application/json", buf.Bytes())
+}
+
+func appendJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode adds a newline
+	return nil
+}
+
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// wantsJSON reports whether the client prefers application/json to HTML:
+// JSON must be named explicitly, with a quality at least that of text/html
+// (a browser's or curl's "*/*" gets the page).
+func wantsJSON(r *http.Request) bool {
+	var qJSON, qHTML float64
+	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
+		mediaType, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := quality(params["q"])
+		switch mediaType {
+		case "application/json":
+			qJSON = max(qJSON, q)
+		case "text/html", "text/*":
+			qHTML = max(qHTML, q)
+		}
+	}
+	return qJSON > 0 && qJSON >= qHTML
+}
+
+func quality(s string) float64 {
+	if s == "" {
+		return 1
+	}
+	q, err := strconv.ParseFloat(s, 64)
+	if err != nil || q < 0 || q > 1 {
+		return 0
+	}
+	return q
+}

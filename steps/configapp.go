@@ -1,0 +1,303 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+)
+
+func (w *world) registerConfigAppSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^an instance of "([^"]+)" is started$`, func(ctx context.Context, app string) error {
+		return w.startInstances(ctx, app, "", 1)
+	})
+	sc.Step(`^an instance of "([^"]+)" is started with the profile "([^"]+)"$`, func(ctx context.Context, app, profile string) error {
+		return w.startInstances(ctx, app, profile, 1)
+	})
+	sc.Step(`^(\d) instances of "([^"]+)" are started$`, func(ctx context.Context, n int, app string) error {
+		return w.startInstances(ctx, app, "", n)
+	})
+	sc.Step(`^I authenticate as "([^"]+)" with the password from its log$`, w.authenticateFromLog)
+	sc.Step(`^I authenticate as "([^"]+)" with the password from each instance's log$`, w.authenticateFromLog)
+	sc.Step(`^I authenticate as "([^"]+)" with the password "([^"]+)"$`, w.authenticate)
+	sc.Step(`^I open the greeting page$`, func() error { return w.openPage(0, "/") })
+	sc.Step(`^I open the quote page$`, func() error { return w.openPage(0, "/random-quote") })
+	sc.Step(`^I send "(GET|POST) ([^"]+)" to the application$`, func(method, path string) error {
+		return w.sendToApp(0, method, path, true)
+	})
+	sc.Step(`^I send "(GET|POST) ([^"]+)" to the application without credentials$`, func(method, path string) error {
+		return w.sendToApp(0, method, path, false)
+	})
+	sc.Step(`^I send "(GET|POST) ([^"]+)" to instance (\d)$`, func(method, path string, n int) error {
+		return w.sendToApp(n-1, method, path, true)
+	})
+	sc.Step(`^the page has the attribute "([^"]+)"$`, w.pageHas)
+	sc.Step(`^the page has no attribute "([^"]+)"$`, w.pageHasNo)
+	sc.Step(`^the page attribute "([^"]+)" is "([^"]*)"$`, w.pageAttributeIs)
+	sc.Step(`^the answer lists the changed key "([^"]+)"$`, w.answerListsKey)
+	sc.Step(`^the answer is a success$`, w.answerIsSuccess)
+	sc.Step(`^the answer asks for HTTP Basic credentials$`, w.answerAsksForBasic)
+	sc.Step(`^the quote source serves "([^"]+)" with the quote "([^"]+)"$`, w.quoteSourceServes)
+	sc.Step(`^within (\d+) seconds the greeting page of every instance has the attribute "([^"]+)"$`, w.eventuallyEveryInstanceHas)
+}
+
+func (w *world) configApp() (*ConfigApp, error) {
+	ca := w.suite.env.ConfigApp
+	if ca == nil {
+		return nil, fmt.Errorf("the target declares no configApp")
+	}
+	return ca, nil
+}
+
+// startInstances starts n instances of an application; they are stopped when the scenario ends.
+func (w *world) startInstances(ctx context.Context, app, profiles string, n int) error {
+	ca, err := w.configApp()
+	if err != nil {
+		return err
+	}
+	if app, err = w.expand(app); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		inst, err := ca.Start(ctx, app, profiles)
+		if err != nil {
+			return fmt.Errorf("starting an instance of %s: %w", app, err)
+		}
+		w.instances = append(w.instances, inst)
+	}
+	return nil
+}
+
+func (w *world) stopInstances(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+	for _, inst := range w.instances {
+		inst.Stop()
+	}
+	w.instances = nil
+	return ctx, err
+}
+
+func (w *world) instance(i int) (Instance, error) {
+	if i < 0 || i >= len(w.instances) {
+		return nil, fmt.Errorf("instance %d was not started (%d running)", i+1, len(w.instances))
+	}
+	return w.instances[i], nil
+}
+
+var generatedPassword = regexp.MustCompile(`Using default security password: (\S+)`)
+
+// authenticateFromLog reads the generated password from every instance's log: it is written at start, but a
+// slow log writer may lag, so the log is read for up to 5 seconds.
+func (w *world) authenticateFromLog(user string) error {
+	if len(w.instances) == 0 {
+		return fmt.Errorf("no instance was started")
+	}
+	w.user, w.passwords = user, nil
+	for i, inst := range w.instances {
+		var m []string
+		for deadline := time.Now().Add(5 * time.Second); m == nil && time.Now().Before(deadline); {
+			if m = generatedPassword.FindStringSubmatch(inst.Log()); m == nil {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		if m == nil {
+			return fmt.Errorf("instance %d's log has no line %q", i+1, "Using default security password: ...")
+		}
+		w.passwords = append(w.passwords, m[1])
+	}
+	return nil
+}
+
+func (w *world) authenticate(user, password string) error {
+	user, password, err := w.expand2(user, password)
+	if err != nil {
+		return err
+	}
+	w.user, w.passwords = user, []string{password}
+	return nil
+}
+
+// sendToApp sends a request to instance i, with the credentials of that instance when asked to.
+func (w *world) sendToApp(i int, method, path string, withCredentials bool) error {
+	return w.requestApp(i, method, path, "", withCredentials)
+}
+
+func (w *world) requestApp(i int, method, path, accept string, withCredentials bool) error {
+	inst, err := w.instance(i)
+	if err != nil {
+		return err
+	}
+	if path, err = w.expand(path); err != nil {
+		return err
+	}
+	req, err := http.NewRequest(method, inst.URL()+path, nil)
+	if err != nil {
+		return err
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if withCredentials && w.user != "" {
+		req.SetBasicAuth(w.user, w.passwords[min(i, len(w.passwords)-1)])
+	}
+	return w.do(req)
+}
+
+// openPage asks for a page's attributes as JSON, as the application offers them to harnesses.
+func (w *world) openPage(i int, path string) error {
+	if err := w.requestApp(i, http.MethodGet, path, "application/json", true); err != nil {
+		return err
+	}
+	if w.last.status != http.StatusOK {
+		return w.failf("the page answered %d, want 200", w.last.status)
+	}
+	return nil
+}
+
+func (w *world) pageAttribute(name string) (string, bool, error) {
+	a, err := w.answer()
+	if err != nil {
+		return "", false, err
+	}
+	v, err := a.json()
+	if err != nil {
+		return "", false, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", false, w.failf("the page's attributes are not a JSON object")
+	}
+	attr, ok := obj[name]
+	if !ok || attr == nil {
+		return "", false, nil
+	}
+	s, ok := attr.(string)
+	if !ok {
+		return "", true, w.failf("attribute %q is %s, want a string", name, mustJSON(attr))
+	}
+	return s, true, nil
+}
+
+func (w *world) pageHas(name string) error {
+	v, ok, err := w.pageAttribute(name)
+	if err != nil {
+		return err
+	}
+	if !ok || strings.TrimSpace(v) == "" {
+		return w.failf("the page has no (or an empty) attribute %q", name)
+	}
+	return nil
+}
+
+func (w *world) pageHasNo(name string) error {
+	v, ok, err := w.pageAttribute(name)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return w.failf("the page has the attribute %q = %q, want none", name, v)
+	}
+	return nil
+}
+
+func (w *world) pageAttributeIs(name, want string) error {
+	want, err := w.expand(want)
+	if err != nil {
+		return err
+	}
+	v, ok, err := w.pageAttribute(name)
+	if err != nil {
+		return err
+	}
+	if !ok || v != want {
+		return w.failf("attribute %q is %q, want %q", name, v, want)
+	}
+	return nil
+}
+
+func (w *world) answerListsKey(key string) error {
+	a, err := w.answer()
+	if err != nil {
+		return err
+	}
+	v, err := a.json()
+	if err != nil {
+		return err
+	}
+	keys, ok := v.([]any)
+	if !ok {
+		return w.failf("the answer is not a JSON array of keys")
+	}
+	for _, k := range keys {
+		if k == key {
+			return nil
+		}
+	}
+	return w.failf("the changed keys %s do not include %q", mustJSON(keys), key)
+}
+
+func (w *world) answerIsSuccess() error {
+	a, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if a.status < 200 || a.status > 299 {
+		return w.failf("status %d, want 2xx", a.status)
+	}
+	return nil
+}
+
+func (w *world) answerAsksForBasic() error {
+	a, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusUnauthorized {
+		return w.failf("status %d, want 401", a.status)
+	}
+	if h := a.header.Get("WWW-Authenticate"); !strings.HasPrefix(strings.ToLower(h), "basic") {
+		return w.failf("WWW-Authenticate is %q, want a Basic challenge", h)
+	}
+	return nil
+}
+
+func (w *world) quoteSourceServes(path, quote string) error {
+	path, quote, err := w.expand2(path, quote)
+	if err != nil {
+		return err
+	}
+	q, err := w.suite.quoteSource()
+	if err != nil {
+		return err
+	}
+	q.set(path, quote)
+	return nil
+}
+
+// eventuallyEveryInstanceHas polls each instance's greeting page: the bus delivers asynchronously, so this is
+// the one place a scenario waits, bounded by the spec'd seconds.
+func (w *world) eventuallyEveryInstanceHas(seconds int, name string) error {
+	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
+	for i := range w.instances {
+		for {
+			if err := w.openPage(i, "/"); err != nil {
+				return err
+			}
+			v, ok, err := w.pageAttribute(name)
+			if err != nil {
+				return err
+			}
+			if ok && v != "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				return w.failf("instance %d's greeting page still has no %q after %ds", i+1, name, seconds)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
