@@ -107,7 +107,7 @@ func withDefaults(opts Options) Options {
 
 // primaryService is the service without which an area is not under test at all. Scenarios that need a further
 // service of the area say so with @service-<name>.
-var primaryService = map[string]string{"config": "configServer"}
+var primaryService = map[string]string{"auth": "authServer", "config": "configServer"}
 
 // areasUnderTest are the areas whose primary service the target declares, in report order.
 func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
@@ -122,6 +122,9 @@ func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
 
 func stepsEnv(t *target.Target, logDir string) steps.Env {
 	var env steps.Env
+	if as := t.Services.AuthServer; as != nil {
+		env.AuthServer = &steps.AuthServer{URL: as.URL, AdminClient: as.Admin.ClientID, AdminSecret: as.Admin.ClientSecret}
+	}
 	if cs := t.Services.ConfigServer; cs != nil {
 		env.ConfigServer = &steps.ConfigServer{URL: cs.URL, Repo: steps.Repo{
 			URI: cs.Repository.URI, Username: cs.Repository.Username, Password: cs.Repository.Password}}
@@ -224,7 +227,7 @@ func runGodog(ctx context.Context, opts Options, p plan, suite *steps.Suite, cat
 			suite.InitializeScenario(sc)
 			sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
 				record(s, err)
-				return ctx, err
+				return ctx, nil // the scenario's own error stands; returning it again would repeat it
 			})
 		},
 		Options: &godog.Options{

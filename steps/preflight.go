@@ -14,6 +14,11 @@ import (
 // Preflight checks that every declared service answers HTTP at all and that the configuration repository can be
 // listed. A target that cannot be reached is one error of the run, not a list of failed scenarios.
 func (s *Suite) Preflight(ctx context.Context) error {
+	if as := s.env.AuthServer; as != nil {
+		if err := reachable(ctx, "services.authServer.url", as.URL); err != nil {
+			return err
+		}
+	}
 	if cs := s.env.ConfigServer; cs != nil {
 		if err := reachable(ctx, "services.configServer.url", cs.URL); err != nil {
 			return err

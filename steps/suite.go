@@ -14,8 +14,15 @@ import (
 // Env is what the steps know of the target: where each service is and how to reach what is not HTTP.
 // A nil service means its area is not under test.
 type Env struct {
+	AuthServer   *AuthServer
 	ConfigServer *ConfigServer
 	ConfigApp    *ConfigApp
+}
+
+// AuthServer is the authorization server and the admin client that provisions it through UAA's API.
+type AuthServer struct {
+	URL                      string
+	AdminClient, AdminSecret string
 }
 
 // ConfigApp starts instances of the configuration client application: its name and profiles are fixed at start,
@@ -93,6 +100,7 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.After(w.attachEvidence)
 	sc.After(w.stopInstances)
 	w.registerHTTPSteps(sc)
+	w.registerAuthServerSteps(sc)
 	w.registerConfigServerSteps(sc)
 	w.registerConfigAppSteps(sc)
 }

@@ -13,6 +13,7 @@ var services = []*service{
 	configServerService(),
 	quotesService(),
 	configAppService(),
+	authServerService(),
 }
 
 // service is one runnable part of the reference stack.

@@ -71,6 +71,9 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 			return st, err
 		}
 	}
+	if err := st.startAuthServer(ctx, bin); err != nil {
+		return st, err
+	}
 	if err := st.startConfigServer(ctx, bin); err != nil {
 		return st, err
 	}
@@ -125,6 +128,23 @@ func Checkout() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// startAuthServer runs the authorization server with its default admin client and nothing else: the
+// scenarios provision their own users and clients through its API.
+func (st *Stack) startAuthServer(ctx context.Context, bin string) error {
+	port, err := launch.FreePort()
+	if err != nil {
+		return err
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	p, err := st.start("authserver", nil, bin, "serve", "authserver", "--port", strconv.Itoa(port), "--url", base)
+	if err != nil {
+		return err
+	}
+	st.Target.Services.AuthServer = &target.AuthServer{URL: base,
+		Admin: target.AdminClient{ClientID: "admin", ClientSecret: "adminsecret"}}
+	return st.ready(p, p.WaitHTTP(ctx, base+"/healthz", 30*time.Second), base)
 }
 
 func (st *Stack) startConfigServer(ctx context.Context, bin string) error {

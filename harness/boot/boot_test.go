@@ -45,7 +45,7 @@ func TestABinaryThatCannotStartIsReportedWithItsLog(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if want := "configserver exited at start"; !strings.Contains(err.Error(), want) {
+	if want := "exited at start"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
 	}
 }

@@ -34,22 +34,39 @@ type Implementation struct {
 
 // Services holds one entry per service; a service left out means its area is not under test.
 type Services struct {
+	AuthServer   *AuthServer   `yaml:"authServer"`
 	ConfigServer *ConfigServer `yaml:"configServer"`
 	ConfigApp    *ConfigApp    `yaml:"configApp"`
 }
 
 // ServiceNames are the services a target may declare, as scenarios name them in @service-<name> tags.
-var ServiceNames = []string{"configServer", "configApp"}
+var ServiceNames = []string{"authServer", "configServer", "configApp"}
 
 // HasService reports whether the target declares the named service.
 func (t *Target) HasService(name string) bool {
 	switch name {
+	case "authServer":
+		return t.Services.AuthServer != nil
 	case "configServer":
 		return t.Services.ConfigServer != nil
 	case "configApp":
 		return t.Services.ConfigApp != nil
 	}
 	return false
+}
+
+// AuthServer is the authorization server of spec 4.1. The harness provisions its users, groups and clients
+// through UAA's API (/Users, /Groups, /oauth/clients) with a token the admin client gets from the client
+// credentials grant; the admin client needs the authorities scim.read, scim.write, clients.read, clients.write.
+type AuthServer struct {
+	URL   string      `yaml:"url"`
+	Admin AdminClient `yaml:"admin"`
+}
+
+// AdminClient is a client id and secret.
+type AdminClient struct {
+	ClientID     string `yaml:"clientId"`
+	ClientSecret string `yaml:"clientSecret"`
 }
 
 // ConfigServer is the configuration server of spec 4.4.
@@ -104,11 +121,18 @@ type Repository struct {
 // Known lists the optional capabilities a target may declare, with what each one means. Scenarios that need one
 // carry the tag @capability-<name>; without the declaration they are reported as not supported.
 var Known = map[string]string{
-	"config.profile-lists": "several comma-separated profiles in one request, the last one winning",
-	"config.shared-files":  "application.yml and application-<profile>.yml apply to every application",
-	"config.label-forms":   "tags and commit ids as labels, and (_) for a slash in a label",
-	"config.flat-formats":  "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
-	"config.errors":        "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
+	"auth.provisioning-errors": "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API",
+	"auth.remembered-consent":  "a user who approved a client once is not asked again",
+	"auth.redirect-uri-errors": "an unregistered redirect_uri gets a 400 page and no redirect",
+	"auth.replay-revokes":      "replaying an authorization code revokes the tokens issued from it",
+	"auth.refresh-rotation":    "a refresh token works once: using it again gets invalid_grant",
+	"auth.token-lifetimes":     "access_token_validity in a client registration sets the lifetime of its tokens (seconds)",
+	"auth.revocation":          "RFC 7009 revocation at /oauth/revoke; check_token then says the token has been revoked",
+	"config.profile-lists":     "several comma-separated profiles in one request, the last one winning",
+	"config.shared-files":      "application.yml and application-<profile>.yml apply to every application",
+	"config.label-forms":       "tags and commit ids as labels, and (_) for a slash in a label",
+	"config.flat-formats":      "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
+	"config.errors":            "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
 }
 
 // KnownNames returns the names of Known, sorted.
@@ -167,6 +191,9 @@ func (t *Target) applyDefaults() {
 	if cs := t.Services.ConfigServer; cs != nil {
 		cs.URL = strings.TrimRight(cs.URL, "/")
 	}
+	if as := t.Services.AuthServer; as != nil {
+		as.URL = strings.TrimRight(as.URL, "/")
+	}
 	if ca := t.Services.ConfigApp; ca != nil {
 		if ca.StartTimeout == 0 {
 			ca.StartTimeout = Duration(60 * time.Second)
@@ -182,8 +209,18 @@ func (t *Target) applyDefaults() {
 
 func (t *Target) validate() []string {
 	var problems []string
-	if t.Services.ConfigServer == nil {
-		problems = append(problems, "services.configServer: required: every area under test so far needs the configuration server")
+	if t.Services.ConfigServer == nil && t.Services.AuthServer == nil {
+		problems = append(problems, "services: declares no service; name at least one of "+strings.Join(ServiceNames, ", "))
+	}
+	if t.Services.ConfigApp != nil && t.Services.ConfigServer == nil {
+		problems = append(problems, "services.configApp: needs services.configServer too: the application reads its configuration there")
+	}
+	if as := t.Services.AuthServer; as != nil {
+		problems = append(problems, checkHTTPURL("services.authServer.url", as.URL)...)
+		if as.Admin.ClientID == "" || as.Admin.ClientSecret == "" {
+			problems = append(problems, "services.authServer.admin: clientId and clientSecret are required: "+
+				"the harness provisions users and clients with the admin client's token")
+		}
 	}
 	if ca := t.Services.ConfigApp; ca != nil && strings.TrimSpace(ca.Start) == "" {
 		problems = append(problems, "services.configApp.start: required: a shell command that runs one instance "+

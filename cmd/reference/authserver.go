@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver"
+)
+
+func authServerService() *service {
+	return &service{
+		name:    "authserver",
+		summary: "authorization server (OAuth 2.0 and OpenID Connect, UAA compatible)",
+		port:    9000,
+		notes: "Everything is kept in memory: users, groups, clients and tokens are lost at exit.\n" +
+			"Provision with the UAA API (POST /Users, /Groups, /oauth/clients) using an admin token:\n" +
+			"  curl -u admin:adminsecret -d grant_type=client_credentials http://localhost:9000/oauth/token\n\n",
+		flags: authServerFlags,
+		demo:  authServerDemo,
+	}
+}
+
+func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
+	baseURL := fs.String("url", "", "external base URL; the token issuer is URL/oauth/token (default http://localhost:PORT)")
+	adminID := fs.String("admin-client", authserver.DefaultAdminClientID, "client id of the administrator client (client_credentials; scim.* and clients.* authorities)")
+	adminSecret := fs.String("admin-secret", authserver.DefaultAdminClientSecret, "secret of the administrator client")
+	seedDemo := fs.Bool("seed-demo", false, "seed the demo identities: user marissa/koala, groups fortunes.read and openid, clients greeting and fortune")
+	greetingURL := fs.String("greeting-url", authserver.DefaultGreetingURL, "with --seed-demo: the greeting client's root, its redirect URI")
+	fortuneURL := fs.String("fortune-url", authserver.DefaultFortuneURL, "with --seed-demo: the fortune service's root, the fortune client's redirect URI")
+	accessTTL := fs.Duration("access-token-ttl", authserver.DefaultAccessTokenTTL, "lifetime of access and ID tokens")
+	refreshTTL := fs.Duration("refresh-token-ttl", authserver.DefaultRefreshTokenTTL, "lifetime of refresh tokens")
+	return func(_ context.Context, log *slog.Logger) (*instance, error) {
+		if *accessTTL <= 0 || *refreshTTL <= 0 {
+			return nil, usageError{errors.New("--access-token-ttl and --refresh-token-ttl must be positive")}
+		}
+		self, err := authServerURL(fs, *baseURL)
+		if err != nil {
+			return nil, err
+		}
+		opts := authserver.Options{
+			URL:               self,
+			AdminClientID:     *adminID,
+			AdminClientSecret: *adminSecret,
+			AccessTokenTTL:    *accessTTL,
+			RefreshTokenTTL:   *refreshTTL,
+			Logger:            log,
+		}
+		if *seedDemo {
+			opts.Demo = &authserver.Demo{GreetingURL: *greetingURL, FortuneURL: *fortuneURL}
+		}
+		s, err := authserver.New(opts)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return &instance{handler: s}, nil
+	}
+}
+
+// authServerURL is --url, or http://localhost:PORT. The issuer must be known
+// before the port is bound, so --port 0 needs --url.
+func authServerURL(fs *flag.FlagSet, explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	port := "0"
+	if f := fs.Lookup("port"); f != nil {
+		port = f.Value.String()
+	}
+	if port == "0" {
+		return "", usageError{errors.New("--url is required with --port 0 (the token issuer must be known at start)")}
+	}
+	return "http://localhost:" + port, nil
+}
+
+// authServerDemo runs the authorization server with the demo identities;
+// the redirect URIs are the greeting client's and fortune service's URLs
+// when the stack runs them.
+func authServerDemo(_ context.Context, st *stack) (*instance, error) {
+	self := st.urls["authserver"]
+	s, err := authserver.New(authserver.Options{
+		URL:    self,
+		Logger: st.log.With("service", "authserver"),
+		Demo: &authserver.Demo{
+			GreetingURL: rootURL(st.urls["greeting"], authserver.DefaultGreetingURL),
+			FortuneURL:  rootURL(st.urls["fortune"], authserver.DefaultFortuneURL),
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &instance{handler: s, hints: authServerHints(self, s.Issuer())}, nil
+}
+
+func rootURL(serviceURL, fallback string) string {
+	if serviceURL == "" {
+		return fallback
+	}
+	return strings.TrimSuffix(serviceURL, "/") + "/"
+}
+
+func authServerHints(self, issuer string) []string {
+	return []string{
+		"issuer:  " + issuer + "   (discovery: " + self + "/.well-known/openid-configuration)",
+		fmt.Sprintf("admin client:  %s / %s   (client_credentials; scim.read scim.write clients.read clients.write)",
+			authserver.DefaultAdminClientID, authserver.DefaultAdminClientSecret),
+		fmt.Sprintf("user:          %s / %s   (%s, member of fortunes.read)",
+			authserver.DemoUserName, authserver.DemoUserPassword, authserver.DemoUserEmail),
+		fmt.Sprintf("clients:       %s / %s   (authorization_code, refresh_token; scope openid fortunes.read)",
+			authserver.GreetingClientID, authserver.GreetingClientSecret),
+		fmt.Sprintf("               %s / %s   (authorities fortunes.read authz.resource: calls check_token)",
+			authserver.FortuneClientID, authserver.FortuneClientSecret),
+		"try:  curl -s -u admin:adminsecret -d grant_type=client_credentials " + self + "/oauth/token",
+		"      TOKEN=$(curl -s -u admin:adminsecret -d grant_type=client_credentials " + self + "/oauth/token" +
+			` | sed -E 's/.*"access_token":"([^"]+)".*/\1/')`,
+		"      curl -s -u " + authserver.FortuneClientID + ":" + authserver.FortuneClientSecret +
+			" -d token=$TOKEN " + self + "/check_token",
+	}
+}

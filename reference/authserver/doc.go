@@ -1,0 +1,32 @@
+// Package authserver is the reference authorization server: OAuth 2.0 and
+// OpenID Connect on fosite, shaped after Cloud Foundry UAA so that UAA's
+// clients, resource servers and tooling work against it unchanged.
+//
+// Endpoints:
+//
+//	GET  /login, POST /login.do              sign-in page (username, password, CSRF field)
+//	GET  /logout.do                          sign out
+//	GET  /oauth/authorize                    authorization code flow (PKCE S256), consent page
+//	POST /oauth/authorize                    the consent decision (user_oauth_approval)
+//	POST /oauth/token                        authorization_code, refresh_token, client_credentials
+//	POST /check_token                        UAA's token check (spec 2.2), for clients with authz.resource
+//	GET|POST /userinfo                       OpenID Connect user info (bearer token with openid)
+//	POST /introspect, POST /oauth/revoke     RFC 7662 and RFC 7009
+//	GET  /token_keys, /token_key             the JWKS (with UAA's PEM "value") and its single key
+//	GET  /.well-known/openid-configuration   discovery, also under /oauth/token/
+//	POST /Users, GET /Users                  UAA's SCIM provisioning (admin token)
+//	POST /Groups, GET /Groups, POST /Groups/{id}/members
+//	POST /oauth/clients, GET /oauth/clients/{id}
+//	GET  /healthz                            "ok"
+//
+// Where UAA and fosite differ, this package follows UAA (see the anchor
+// notes of the project): refresh tokens go to every client that has the
+// refresh_token grant, check_token is its own handler with UAA's errors and
+// field types, and the access token is a JWT with UAA's claims ("scope" is an
+// array). Redirect URIs match exactly, as fosite does (a loopback redirect may
+// use any port, RFC 8252); wildcards are refused at registration.
+//
+// Everything lives in memory: users, groups, clients, approvals, codes and
+// tokens are lost at restart, and so is the signing key unless
+// Options.SigningKey is given.
+package authserver

@@ -1,0 +1,118 @@
+package authserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// apiError is the JSON error body of UAA and RFC 6749:
+// {"error": ..., "error_description": ...}.
+type apiError struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description,omitempty"`
+	Scope       string `json:"scope,omitempty"` // insufficient_scope: the scope needed
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil { // only our own types are written; this is a bug
+		http.Error(w, `{"error":"server_error"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status int, code, description string) {
+	writeJSON(w, status, apiError{Error: code, Description: description})
+}
+
+// noStore marks a response with tokens or token data uncacheable.
+func noStore(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+}
+
+// limitBody reads the whole body, up to maxBodyBytes, before any handler
+// runs, and answers 413 for a larger one: fosite and the form parser would
+// otherwise report a cut body as malformed (400) and read up to 10 MiB.
+// It reports whether the request may go on.
+func limitBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	if r.ContentLength > maxBodyBytes {
+		tooLarge(w)
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	_ = r.Body.Close()
+	switch {
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
+		return false
+	case len(body) > maxBodyBytes:
+		tooLarge(w)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return true
+}
+
+func tooLarge(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	writeError(w, http.StatusRequestEntityTooLarge, "invalid_request",
+		"The request body is larger than "+strconv.Itoa(maxBodyBytes)+" bytes.")
+}
+
+// decodeJSON reads one JSON object from the body into v; the error says
+// what is wrong in terms the caller can act on.
+func decodeJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return fmt.Errorf("field %q must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+		}
+		return errors.New("the body must be a JSON object")
+	}
+	if dec.More() {
+		return errors.New("the body must be one JSON object")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "slice":
+		return "an array"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "struct", "map":
+		return "an object"
+	}
+	return "a " + goKind
+}
+
+// statusRecorder remembers the status for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,98 @@
+package authserver
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"strings"
+)
+
+const (
+	csrfField      = "X-Uaa-Csrf" // UAA's name for the forms' CSRF field
+	badCredentials = "Unable to verify username or password. Please try again."
+)
+
+// home says who is signed in; it is where sign-in ends when no
+// authorization request is waiting.
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	data := homeData{Title: "Authorization server"}
+	if v, ok := s.browsers.current(r); ok && v.userID != "" {
+		if u, ok := s.store.user(v.userID); ok {
+			data.UserName = u.UserName
+		}
+	}
+	s.render(w, http.StatusOK, s.pages.home, data)
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	v := s.browsers.ensure(w, r)
+	s.render(w, http.StatusOK, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf})
+}
+
+// loginSubmit checks the sign-in form, then resumes the authorization
+// request that sent the browser here (or goes home).
+func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
+	v, ok := s.browsers.current(r)
+	if !ok || !v.validCSRF(r.PostFormValue(csrfField)) {
+		v = s.browsers.ensure(w, r)
+		s.render(w, http.StatusForbidden, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf,
+			Error: "Your sign-in form has expired. Please sign in again."})
+		return
+	}
+	name := strings.TrimSpace(r.PostFormValue("username"))
+	u, ok := s.checkPassword(r.Context(), name, r.PostFormValue("password"))
+	if !ok {
+		s.log.Info("sign-in refused", "username", name)
+		s.render(w, http.StatusUnauthorized, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf, Username: name, Error: badCredentials})
+		return
+	}
+	s.log.Info("signed in", "username", u.UserName, "user_id", u.ID)
+	v = s.browsers.signIn(w, r, v, u.ID)
+	target := s.browsers.takeReturnTo(v.id)
+	if target == "" {
+		target = "/"
+	}
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+// checkPassword returns the active user whose password this is. An unknown
+// user costs a bcrypt comparison too, so timing does not tell which user
+// names exist.
+func (s *Server) checkPassword(ctx context.Context, name, password string) (*userRecord, bool) {
+	u, ok := s.store.userByName(name)
+	if !ok || !u.Active {
+		_ = s.hasher.Compare(ctx, s.dummyHash(), []byte(password))
+		return nil, false
+	}
+	if s.hasher.Compare(ctx, u.PasswordHash, []byte(password)) != nil {
+		return nil, false
+	}
+	return u, true
+}
+
+// dummyHash is a bcrypt hash nobody knows the secret of, made on first use.
+func (s *Server) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = s.hasher.Hash(context.Background(), []byte(rand.Text()))
+	})
+	return s.dummy
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	s.browsers.signOut(w, r)
+	http.Redirect(w, r, "/login", http.StatusFound)
+}
+
+// signedInUser returns the browser's user, if it signed in and the user
+// still exists and is active.
+func (s *Server) signedInUser(r *http.Request) (browserView, *userRecord, bool) {
+	v, ok := s.browsers.current(r)
+	if !ok || v.userID == "" {
+		return v, nil, false
+	}
+	u, ok := s.store.user(v.userID)
+	if !ok || !u.Active {
+		return v, nil, false
+	}
+	return v, u, true
+}

@@ -1,0 +1,200 @@
+package authserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// errInvalid is a record that cannot be stored as given: a 400 whose
+// message says what to fix.
+type errInvalid struct{ msg string }
+
+func (e *errInvalid) Error() string { return e.msg }
+
+func invalidf(format string, args ...any) error { return &errInvalid{fmt.Sprintf(format, args...)} }
+
+func isInvalid(err error) bool { return errors.As(err, new(*errInvalid)) }
+
+const maxNameBytes = 255
+
+// userSpec is what it takes to create a user.
+type userSpec struct {
+	UserName, GivenName, FamilyName, Email, Password string
+	Active, Verified                                 bool
+}
+
+// addUser validates and stores a new user. The duplicate check runs before
+// the (slow) bcrypt hash, and again under the store's lock.
+func (s *Server) addUser(ctx context.Context, spec userSpec) (*userRecord, error) {
+	if err := validName("userName", spec.UserName); err != nil {
+		return nil, err
+	}
+	if strings.ContainsFunc(spec.UserName, unicode.IsSpace) {
+		return nil, invalidf("userName must not contain spaces")
+	}
+	if _, err := mail.ParseAddress(spec.Email); err != nil || !strings.Contains(spec.Email, "@") {
+		return nil, invalidf("An email must be provided: a valid e-mail address in emails[0].value")
+	}
+	if spec.Password == "" {
+		return nil, invalidf("A password must be provided")
+	}
+	if _, dup := s.store.userByName(spec.UserName); dup {
+		return nil, conflictf("Username already in use: %s", spec.UserName)
+	}
+	hash, err := s.hasher.Hash(ctx, []byte(spec.Password))
+	if err != nil {
+		return nil, invalidf("The password must be at most %d bytes", maxSecretBytes)
+	}
+	t := now()
+	u := &userRecord{
+		ID: newID(), UserName: spec.UserName, GivenName: spec.GivenName, FamilyName: spec.FamilyName,
+		Email: spec.Email, PasswordHash: hash, Active: spec.Active, Verified: spec.Verified,
+		Created: t, PasswordModified: t,
+	}
+	if err := s.store.createUser(u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// addGroup validates and stores a new group; its name is a scope, so it
+// cannot contain spaces.
+func (s *Server) addGroup(name, description string) (*groupRecord, error) {
+	if err := validName("displayName", name); err != nil {
+		return nil, err
+	}
+	if err := validScope(name); err != nil {
+		return nil, err
+	}
+	t := now()
+	g := &groupRecord{ID: newID(), DisplayName: name, Description: description, Created: t, Modified: t}
+	if err := s.store.createGroup(g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// clientSpec is what it takes to register a client.
+type clientSpec struct {
+	ID, Name, Secret                          string
+	Scope, Authorities, GrantTypes, Redirects []string
+	AutoApproveAll                            bool
+	AutoApprove                               []string
+	AccessTTL, RefreshTTL                     time.Duration
+}
+
+// addClient validates and stores a new client.
+func (s *Server) addClient(ctx context.Context, spec clientSpec) (*clientRecord, error) {
+	if err := validateClient(spec); err != nil {
+		return nil, err
+	}
+	if _, dup := s.store.client(spec.ID); dup {
+		return nil, conflictf("Client already exists: %s", spec.ID)
+	}
+	var hash []byte
+	if spec.Secret != "" {
+		var err error
+		if hash, err = s.hasher.Hash(ctx, []byte(spec.Secret)); err != nil {
+			return nil, invalidf("client_secret must be at most %d bytes", maxSecretBytes)
+		}
+	}
+	c := &clientRecord{
+		ID: spec.ID, Name: spec.Name, SecretHash: hash,
+		Scope: orEmpty(spec.Scope), Authorities: orEmpty(spec.Authorities),
+		GrantTypes: spec.GrantTypes, RedirectURIs: orEmpty(spec.Redirects),
+		AutoApproveAll: spec.AutoApproveAll, AutoApprove: orEmpty(spec.AutoApprove),
+		AccessTTL: spec.AccessTTL, RefreshTTL: spec.RefreshTTL,
+		Modified: now(),
+	}
+	if err := s.store.createClient(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func validateClient(spec clientSpec) error {
+	if err := validName("client_id", spec.ID); err != nil {
+		return err
+	}
+	if strings.ContainsAny(spec.ID, ": ") {
+		return invalidf("client_id must not contain ':' or spaces (HTTP Basic could not carry it)")
+	}
+	if len(spec.GrantTypes) == 0 {
+		return invalidf("An authorized grant type must be provided: one of %s", strings.Join(supportedGrants, ", "))
+	}
+	for _, g := range spec.GrantTypes {
+		if !slices.Contains(supportedGrants, g) {
+			return invalidf("Unsupported grant type: %s; supported: %s", g, strings.Join(supportedGrants, ", "))
+		}
+	}
+	if spec.AccessTTL < 0 || spec.RefreshTTL < 0 {
+		return invalidf("access_token_validity and refresh_token_validity must not be negative")
+	}
+	if spec.Secret == "" && slices.Contains(spec.GrantTypes, "client_credentials") {
+		return invalidf("Client secret is required for the client_credentials grant")
+	}
+	for _, list := range [][]string{spec.Scope, spec.Authorities, spec.AutoApprove} {
+		for _, sc := range list {
+			if err := validScope(sc); err != nil {
+				return err
+			}
+		}
+	}
+	return validateRedirects(spec)
+}
+
+// validateRedirects requires exact http(s) URIs: fosite matches them
+// exactly, so a wildcard would only ever fail later, at sign-in.
+func validateRedirects(spec clientSpec) error {
+	if slices.Contains(spec.GrantTypes, "authorization_code") && len(spec.Redirects) == 0 {
+		return invalidf("A redirect_uri is required for the authorization_code grant")
+	}
+	for _, raw := range spec.Redirects {
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			return invalidf("Invalid redirect_uri %q: an absolute http or https URI is required", raw)
+		case u.Fragment != "" || strings.Contains(raw, "#"):
+			return invalidf("Invalid redirect_uri %q: it must not have a fragment", raw)
+		case strings.Contains(raw, "*"):
+			return invalidf("Invalid redirect_uri %q: wildcards are not supported; register each exact URI", raw)
+		}
+	}
+	return nil
+}
+
+func validName(field, v string) error {
+	switch {
+	case v == "":
+		return invalidf("%s is required", field)
+	case len(v) > maxNameBytes:
+		return invalidf("%s must be at most %d bytes", field, maxNameBytes)
+	case strings.ContainsFunc(v, unicode.IsControl):
+		return invalidf("%s must not contain control characters", field)
+	}
+	return nil
+}
+
+// validScope accepts what can travel in a space-separated scope parameter.
+func validScope(sc string) error {
+	if sc == "" || len(sc) > maxNameBytes || strings.ContainsFunc(sc, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || r == ',' || r == '"' || r == '\\'
+	}) {
+		return invalidf("Invalid scope %q: no spaces, commas, quotes or backslashes", sc)
+	}
+	return nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

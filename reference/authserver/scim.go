@@ -1,0 +1,292 @@
+package authserver
+
+import (
+	"cmp"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The SCIM shapes of UAA's /Users and /Groups.
+var scimSchemas = []string{"urn:scim:schemas:core:1.0"}
+
+type scimMeta struct {
+	Version      int    `json:"version"`
+	Created      string `json:"created"`
+	LastModified string `json:"lastModified"`
+}
+
+type scimName struct {
+	GivenName  string `json:"givenName"`
+	FamilyName string `json:"familyName"`
+}
+
+type scimEmail struct {
+	Value   string `json:"value"`
+	Primary bool   `json:"primary"`
+}
+
+type scimGroupRef struct {
+	Value   string `json:"value"`
+	Display string `json:"display"`
+	Type    string `json:"type"`
+}
+
+type scimUser struct {
+	ID                   string         `json:"id"`
+	Meta                 scimMeta       `json:"meta"`
+	UserName             string         `json:"userName"`
+	Name                 scimName       `json:"name"`
+	Emails               []scimEmail    `json:"emails"`
+	Groups               []scimGroupRef `json:"groups"`
+	Approvals            []struct{}     `json:"approvals"`
+	Active               bool           `json:"active"`
+	Verified             bool           `json:"verified"`
+	Origin               string         `json:"origin"`
+	ZoneID               string         `json:"zoneId"`
+	PasswordLastModified string         `json:"passwordLastModified"`
+	Schemas              []string       `json:"schemas"`
+}
+
+type scimMember struct {
+	Value  string `json:"value"`
+	Type   string `json:"type"`
+	Origin string `json:"origin"`
+}
+
+type scimGroup struct {
+	ID          string       `json:"id"`
+	Meta        scimMeta     `json:"meta"`
+	DisplayName string       `json:"displayName"`
+	Description string       `json:"description"`
+	Members     []scimMember `json:"members"`
+	ZoneID      string       `json:"zoneId"`
+	Schemas     []string     `json:"schemas"`
+}
+
+type scimList[T any] struct {
+	Resources    []T      `json:"resources"`
+	StartIndex   int      `json:"startIndex"`
+	ItemsPerPage int      `json:"itemsPerPage"`
+	TotalResults int      `json:"totalResults"`
+	Schemas      []string `json:"schemas"`
+}
+
+func newSCIMList[T any](items []T) scimList[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return scimList[T]{Resources: items, StartIndex: 1, ItemsPerPage: len(items), TotalResults: len(items), Schemas: scimSchemas}
+}
+
+// scimTime is UAA's timestamp format.
+func scimTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// userInput is the body of POST /Users.
+type userInput struct {
+	UserName string      `json:"userName"`
+	Name     scimName    `json:"name"`
+	Emails   []scimEmail `json:"emails"`
+	Password string      `json:"password"`
+	Active   *bool       `json:"active"`
+	Verified *bool       `json:"verified"`
+	Origin   string      `json:"origin"`
+}
+
+func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.requireScope(w, r, "scim.write"); !ok {
+		return
+	}
+	var in userInput
+	if err := decodeJSON(r, &in); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+		return
+	}
+	if in.Origin != "" && in.Origin != originUAA {
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Only users of origin uaa can be created here")
+		return
+	}
+	u, err := s.addUser(r.Context(), userSpec{
+		UserName: in.UserName, GivenName: in.Name.GivenName, FamilyName: in.Name.FamilyName,
+		Email: primaryEmail(in.Emails), Password: in.Password,
+		Active: in.Active == nil || *in.Active, Verified: in.Verified == nil || *in.Verified,
+	})
+	if err != nil {
+		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
+		return
+	}
+	w.Header().Set("ETag", `"0"`)
+	writeJSON(w, http.StatusCreated, s.scimUserOf(u))
+}
+
+func primaryEmail(emails []scimEmail) string {
+	for _, e := range emails {
+		if e.Primary {
+			return e.Value
+		}
+	}
+	if len(emails) > 0 {
+		return emails[0].Value
+	}
+	return ""
+}
+
+// listUsers supports the filter userName eq "..." only.
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.requireScope(w, r, "scim.read"); !ok {
+		return
+	}
+	name, filtered, ok := eqFilter(w, r, "userName")
+	if !ok {
+		return
+	}
+	var out []scimUser
+	for _, u := range s.store.listUsers() {
+		if !filtered || fold(u.UserName) == fold(name) {
+			out = append(out, s.scimUserOf(u))
+		}
+	}
+	writeJSON(w, http.StatusOK, newSCIMList(out))
+}
+
+func (s *Server) scimUserOf(u *userRecord) scimUser {
+	groups := []scimGroupRef{}
+	for _, g := range s.store.groupsOf(u.ID) {
+		groups = append(groups, scimGroupRef{Value: g.ID, Display: g.DisplayName, Type: "DIRECT"})
+	}
+	return scimUser{
+		ID:       u.ID,
+		Meta:     scimMeta{Version: 0, Created: scimTime(u.Created), LastModified: scimTime(u.Created)},
+		UserName: u.UserName, Name: scimName{GivenName: u.GivenName, FamilyName: u.FamilyName},
+		Emails: []scimEmail{{Value: u.Email, Primary: true}}, Groups: groups, Approvals: []struct{}{},
+		Active: u.Active, Verified: u.Verified, Origin: originUAA, ZoneID: zoneID,
+		PasswordLastModified: scimTime(u.PasswordModified), Schemas: scimSchemas,
+	}
+}
+
+// groupInput is the body of POST /Groups.
+type groupInput struct {
+	DisplayName string       `json:"displayName"`
+	Description string       `json:"description"`
+	Members     []scimMember `json:"members"`
+}
+
+func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.requireScope(w, r, "scim.write"); !ok {
+		return
+	}
+	var in groupInput
+	if err := decodeJSON(r, &in); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+		return
+	}
+	if len(in.Members) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Add members with POST /Groups/{id}/members")
+		return
+	}
+	g, err := s.addGroup(in.DisplayName, in.Description)
+	if err != nil {
+		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
+		return
+	}
+	w.Header().Set("ETag", `"0"`)
+	writeJSON(w, http.StatusCreated, scimGroupOf(g))
+}
+
+// listGroups supports the filter displayName eq "..." only.
+func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.requireScope(w, r, "scim.read"); !ok {
+		return
+	}
+	name, filtered, ok := eqFilter(w, r, "displayName")
+	if !ok {
+		return
+	}
+	var out []scimGroup
+	for _, g := range s.store.listGroups() {
+		if !filtered || fold(g.DisplayName) == fold(name) {
+			out = append(out, scimGroupOf(g))
+		}
+	}
+	writeJSON(w, http.StatusOK, newSCIMList(out))
+}
+
+func scimGroupOf(g *groupRecord) scimGroup {
+	members := make([]scimMember, len(g.Members))
+	for i, id := range g.Members {
+		members[i] = scimMember{Value: id, Type: "USER", Origin: originUAA}
+	}
+	return scimGroup{
+		ID:          g.ID,
+		Meta:        scimMeta{Version: g.Version, Created: scimTime(g.Created), LastModified: scimTime(g.Modified)},
+		DisplayName: g.DisplayName, Description: g.Description, Members: members,
+		ZoneID: zoneID, Schemas: scimSchemas,
+	}
+}
+
+// addMember adds a user to a group: POST /Groups/{id}/members.
+func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.requireScope(w, r, "scim.write"); !ok {
+		return
+	}
+	var in scimMember
+	if err := decodeJSON(r, &in); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+		return
+	}
+	switch {
+	case in.Value == "":
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "value (the user id) is required")
+		return
+	case !strings.EqualFold(cmp.Or(in.Type, "USER"), "USER"):
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of type USER are supported")
+		return
+	case cmp.Or(in.Origin, originUAA) != originUAA:
+		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of origin uaa are supported")
+		return
+	}
+	if err := s.store.addMember(r.PathValue("id"), in.Value); err != nil {
+		s.provisioningError(w, err, "member_already_exists", "invalid_scim_resource")
+		return
+	}
+	writeJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: originUAA})
+}
+
+// provisioningError answers a store or validation error: 404, 409 with the
+// given code, or 400 with the given code.
+func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCode, invalidCode string) {
+	switch {
+	case isNotFound(err):
+		writeError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
+	case isConflict(err):
+		writeError(w, http.StatusConflict, conflictCode, err.Error())
+	case isInvalid(err):
+		writeError(w, http.StatusBadRequest, invalidCode, err.Error())
+	default:
+		s.log.Error("provisioning", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "The request could not be completed.")
+	}
+}
+
+// eqFilterPattern is the one SCIM filter supported: attribute eq "value".
+var eqFilterPattern = regexp.MustCompile(`(?i)^\s*([a-z]+)\s+eq\s+("(?:[^"\\]|\\.)*")\s*$`)
+
+// eqFilter reads the filter parameter, which must be absent or
+// attr eq "value"; otherwise it answers 400 itself.
+func eqFilter(w http.ResponseWriter, r *http.Request, attr string) (value string, filtered, ok bool) {
+	f := r.URL.Query().Get("filter")
+	if f == "" {
+		return "", false, true
+	}
+	m := eqFilterPattern.FindStringSubmatch(f)
+	if m != nil && strings.EqualFold(m[1], attr) {
+		if v, err := strconv.Unquote(m[2]); err == nil {
+			return v, true, true
+		}
+	}
+	writeError(w, http.StatusBadRequest, "invalid_filter",
+		"Unsupported filter "+strconv.Quote(f)+"; only "+attr+` eq "..." is supported`)
+	return "", false, false
+}

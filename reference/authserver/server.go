@@ -1,0 +1,202 @@
+package authserver
+
+import (
+	"cmp"
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ory/fosite"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Defaults used when Options leaves a field empty.
+const (
+	DefaultAdminClientID     = "admin"
+	DefaultAdminClientSecret = "adminsecret"
+	DefaultAccessTokenTTL    = 12 * time.Hour  // UAA: 43200 s
+	DefaultRefreshTokenTTL   = 720 * time.Hour // UAA: 2592000 s
+)
+
+// Fixed values of this server.
+const (
+	zoneID         = "uaa" // UAA's default identity zone
+	originUAA      = "uaa" // users are authenticated by this server itself
+	authCodeTTL    = 5 * time.Minute
+	maxBodyBytes   = 64 << 10
+	resourceScope  = "authz.resource" // the authority that may call check_token
+	adminScopeList = "scim.read scim.write clients.read clients.write"
+)
+
+// Options configures a Server.
+type Options struct {
+	// URL is the external base URL, e.g. http://localhost:9000, without a
+	// path: the server answers at the root. The token issuer (iss) is URL +
+	// "/oauth/token"; discovery names the endpoints under it.
+	URL string
+	// AdminClientID and AdminClientSecret register the administrator client
+	// (client_credentials; scim.* and clients.* authorities). Defaults:
+	// admin / adminsecret.
+	AdminClientID, AdminClientSecret string
+	// AccessTokenTTL and RefreshTokenTTL are token lifetimes (12h, 720h).
+	AccessTokenTTL, RefreshTokenTTL time.Duration
+	// SigningKey signs access and ID tokens; nil generates a 2048-bit key.
+	SigningKey *rsa.PrivateKey
+	// HashCost is the bcrypt cost of stored passwords and secrets
+	// (bcrypt.DefaultCost when zero).
+	HashCost int
+	// Demo, when set, seeds the demo identities (see Demo).
+	Demo *Demo
+	// Logger receives sign-ins, unexpected errors and debug request logs; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Server is the authorization server; it is an http.Handler.
+type Server struct {
+	log      *slog.Logger
+	baseURL  string
+	issuer   string
+	store    *store
+	hasher   *secretHasher
+	key      *signingKey
+	tokens   *tokenStrategy
+	oauth    fosite.OAuth2Provider
+	browsers *browserSessions
+	pages    *pages
+	locks    *keyedLocks
+	mux      *http.ServeMux
+
+	dummyOnce sync.Once
+	dummy     []byte // see dummyHash
+}
+
+// New builds a server and registers the admin client (and the demo
+// identities when opts.Demo is set).
+func New(opts Options) (*Server, error) {
+	base, err := normalizeBaseURL(opts.URL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.AccessTokenTTL < 0 || opts.RefreshTokenTTL < 0 {
+		return nil, errors.New("authserver: token lifetimes must not be negative")
+	}
+	if opts.HashCost != 0 && (opts.HashCost < bcrypt.MinCost || opts.HashCost > bcrypt.MaxCost) {
+		return nil, fmt.Errorf("authserver: HashCost %d out of bcrypt's range %d to %d", opts.HashCost, bcrypt.MinCost, bcrypt.MaxCost)
+	}
+	key, err := newSigningKey(opts.SigningKey)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		log:      orDiscard(opts.Logger),
+		baseURL:  base,
+		issuer:   base + "/oauth/token",
+		hasher:   newSecretHasher(cmp.Or(opts.HashCost, bcrypt.DefaultCost)),
+		key:      key,
+		browsers: newBrowserSessions(strings.HasPrefix(base, "https://")),
+		locks:    newKeyedLocks(),
+	}
+	s.store = newStore()
+	if s.pages, err = loadPages(); err != nil {
+		return nil, err
+	}
+	s.buildProvider(opts)
+	if err := s.seed(opts); err != nil {
+		return nil, err
+	}
+	s.mux = s.routes()
+	return s, nil
+}
+
+// Issuer is the iss of every token: the token endpoint address.
+func (s *Server) Issuer() string { return s.issuer }
+
+// ServeHTTP bounds the request body, then routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	if limitBody(rec, r) {
+		s.mux.ServeHTTP(rec, r)
+	}
+	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+}
+
+func (s *Server) routes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /healthz", healthz)
+	m.HandleFunc("GET /{$}", s.home)
+	m.HandleFunc("GET /login", s.loginPage)
+	m.HandleFunc("POST /login.do", s.loginSubmit)
+	m.HandleFunc("GET /logout.do", s.logout)
+	m.HandleFunc("GET /oauth/authorize", s.authorize)
+	m.HandleFunc("POST /oauth/authorize", s.authorize)
+	m.HandleFunc("POST /oauth/token", s.token)
+	m.HandleFunc("POST /check_token", s.checkToken)
+	m.HandleFunc("GET /userinfo", s.userinfo)
+	m.HandleFunc("POST /userinfo", s.userinfo)
+	m.HandleFunc("POST /introspect", s.introspect)
+	m.HandleFunc("POST /oauth/revoke", s.revoke)
+	m.HandleFunc("GET /token_keys", s.tokenKeys)
+	m.HandleFunc("GET /token_key", s.tokenKey)
+	m.HandleFunc("GET /.well-known/openid-configuration", s.discovery)
+	m.HandleFunc("GET /oauth/token/.well-known/openid-configuration", s.discovery)
+	m.HandleFunc("POST /Users", s.createUser)
+	m.HandleFunc("GET /Users", s.listUsers)
+	m.HandleFunc("POST /Groups", s.createGroup)
+	m.HandleFunc("GET /Groups", s.listGroups)
+	m.HandleFunc("POST /Groups/{id}/members", s.addMember)
+	m.HandleFunc("POST /oauth/clients", s.createClient)
+	m.HandleFunc("GET /oauth/clients/{id}", s.getClient)
+	return m
+}
+
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+// normalizeBaseURL checks the external URL and drops a trailing slash, so
+// that issuer and endpoint addresses are built by plain concatenation.
+func normalizeBaseURL(raw string) (string, error) {
+	if raw == "" {
+		return "", errors.New("authserver: the external URL is required (e.g. http://localhost:9000)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("authserver: invalid URL %q; want http(s)://host[:port][/path]", raw)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("authserver: invalid URL %q; the server answers at the root: no path, query, fragment or user info", raw)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// randomSecret returns n random bytes (fosite's HMAC secret).
+func randomSecret(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics rather than return an error)
+	return b
+}
+
+func orDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}
+
+// logUnexpected logs an error that is the server's fault (a 5xx); errors
+// of the caller are answered, not logged.
+func (s *Server) logUnexpected(op string, err error) {
+	if rfc := fosite.ErrorToRFC6749Error(err); rfc.CodeField >= http.StatusInternalServerError {
+		s.log.Error(op, "err", rfc.Error(), "debug", rfc.DebugField)
+	}
+}

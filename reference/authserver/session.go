@@ -1,0 +1,94 @@
+package authserver
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/handler/openid"
+	"github.com/ory/fosite/token/jwt"
+)
+
+// session is what fosite keeps with every code and token: the signed-in
+// user (empty for a client's own token), when they signed in and the nonce
+// of the authorization request. The embedded openid.DefaultSession carries
+// the ID token claims and the expiry times fosite sets.
+type session struct {
+	openid.DefaultSession
+	UserID     string
+	UserName   string
+	Email      string
+	GivenName  string
+	FamilyName string
+	AuthTime   time.Time
+	Nonce      string
+}
+
+// newClientSession is the session of a client_credentials request; fosite
+// fills in the expiry.
+func newClientSession() *session {
+	return &session{DefaultSession: openid.DefaultSession{Headers: &jwt.Headers{}, Claims: &jwt.IDTokenClaims{}}}
+}
+
+// newUserSession is the session of an authorization: the ID token claims
+// are complete except for what fosite adds (iss, aud, exp, iat, nonce).
+func newUserSession(u *userRecord, authTime time.Time, nonce string) *session {
+	return &session{
+		DefaultSession: openid.DefaultSession{
+			Subject:  u.ID,
+			Username: u.UserName,
+			Headers:  &jwt.Headers{},
+			Claims: &jwt.IDTokenClaims{
+				Subject:     u.ID,
+				AuthTime:    authTime,
+				RequestedAt: time.Now().UTC(),
+				Extra: map[string]any{
+					"user_id":     u.ID,
+					"user_name":   u.UserName,
+					"email":       u.Email,
+					"given_name":  u.GivenName,
+					"family_name": u.FamilyName,
+					"origin":      originUAA,
+					"zid":         zoneID,
+				},
+			},
+		},
+		UserID:     u.ID,
+		UserName:   u.UserName,
+		Email:      u.Email,
+		GivenName:  u.GivenName,
+		FamilyName: u.FamilyName,
+		AuthTime:   authTime,
+		Nonce:      nonce,
+	}
+}
+
+// Clone copies everything fosite may change later (expiry map, ID token
+// claims), so a stored session never shares state with a request in flight.
+func (s *session) Clone() fosite.Session {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.ExpiresAt = maps.Clone(s.ExpiresAt)
+	if s.Claims != nil {
+		claims := *s.Claims
+		claims.Audience = slices.Clone(claims.Audience)
+		claims.AuthenticationMethodsReferences = slices.Clone(claims.AuthenticationMethodsReferences)
+		claims.Extra = maps.Clone(claims.Extra)
+		c.Claims = &claims
+	}
+	if s.Headers != nil {
+		h := *s.Headers
+		h.Extra = maps.Clone(h.Extra)
+		c.Headers = &h
+	}
+	return &c
+}
+
+// sessionOf returns r's session if it is one of ours.
+func sessionOf(r fosite.Requester) (*session, bool) {
+	s, ok := r.GetSession().(*session)
+	return s, ok && s != nil
+}

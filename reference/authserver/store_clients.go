@@ -1,0 +1,125 @@
+package authserver
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/ory/fosite"
+)
+
+// clientRecord is a client registration, as UAA's /oauth/clients has it.
+type clientRecord struct {
+	ID             string
+	Name           string
+	SecretHash     []byte // empty for a public client (PKCE required)
+	Scope          []string
+	Authorities    []string
+	GrantTypes     []string
+	RedirectURIs   []string
+	AutoApproveAll bool
+	AutoApprove    []string      // scopes approved without asking
+	AccessTTL      time.Duration // access_token_validity; 0: the server's
+	RefreshTTL     time.Duration // refresh_token_validity; 0: the server's
+	Modified       time.Time
+}
+
+func (c *clientRecord) public() bool { return len(c.SecretHash) == 0 }
+
+func (c *clientRecord) hasAuthority(a string) bool { return slices.Contains(c.Authorities, a) }
+
+// autoApproves reports whether the client needs no consent for scopes.
+func (c *clientRecord) autoApproves(scopes []string) bool {
+	if c.AutoApproveAll {
+		return true
+	}
+	for _, sc := range scopes {
+		if !slices.Contains(c.AutoApprove, sc) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *store) createClient(c *clientRecord) error {
+	s.clientMu.Lock()
+	defer s.clientMu.Unlock()
+	if _, dup := s.clients[c.ID]; dup {
+		return conflictf("Client already exists: %s", c.ID)
+	}
+	s.clients[c.ID] = c
+	return nil
+}
+
+func (s *store) client(id string) (*clientRecord, bool) {
+	s.clientMu.RLock()
+	defer s.clientMu.RUnlock()
+	c, ok := s.clients[id]
+	return c, ok
+}
+
+// fositeClient is a client as fosite sees it. In UAA a client's scopes are
+// what it may request for a user, and its authorities are the scopes of its
+// own client_credentials tokens; fosite has one list, so the token endpoint
+// asks for the authorities view (withAuthoritiesAsScopes) for that grant.
+type fositeClient struct {
+	*clientRecord
+	scopes []string
+}
+
+var (
+	_ fosite.Client                         = (*fositeClient)(nil)
+	_ fosite.ClientWithCustomTokenLifespans = (*fositeClient)(nil)
+)
+
+func (c *fositeClient) GetID() string                   { return c.ID }
+func (c *fositeClient) GetHashedSecret() []byte         { return c.SecretHash }
+func (c *fositeClient) GetRedirectURIs() []string       { return c.RedirectURIs }
+func (c *fositeClient) GetGrantTypes() fosite.Arguments { return c.GrantTypes }
+func (c *fositeClient) GetResponseTypes() fosite.Arguments {
+	return fosite.Arguments{"code"}
+}
+func (c *fositeClient) GetScopes() fosite.Arguments   { return c.scopes }
+func (c *fositeClient) IsPublic() bool                { return c.public() }
+func (c *fositeClient) GetAudience() fosite.Arguments { return nil }
+
+// GetEffectiveLifespan applies UAA's per-client access_token_validity and
+// refresh_token_validity; ID tokens live as long as access tokens.
+func (c *fositeClient) GetEffectiveLifespan(_ fosite.GrantType, tt fosite.TokenType, fallback time.Duration) time.Duration {
+	switch {
+	case (tt == fosite.AccessToken || tt == fosite.IDToken) && c.AccessTTL > 0:
+		return c.AccessTTL
+	case tt == fosite.RefreshToken && c.RefreshTTL > 0:
+		return c.RefreshTTL
+	}
+	return fallback
+}
+
+type ctxKey int
+
+const authoritiesAsScopesKey ctxKey = iota
+
+// withAuthoritiesAsScopes makes GetClient present the client's authorities
+// as its scopes: the client_credentials grant's rule.
+func withAuthoritiesAsScopes(ctx context.Context) context.Context {
+	return context.WithValue(ctx, authoritiesAsScopesKey, true)
+}
+
+// GetClient is fosite's client lookup.
+func (s *store) GetClient(ctx context.Context, id string) (fosite.Client, error) {
+	c, ok := s.client(id)
+	if !ok {
+		return nil, fosite.ErrNotFound
+	}
+	if ctx.Value(authoritiesAsScopesKey) != nil {
+		return &fositeClient{c, c.Authorities}, nil
+	}
+	return &fositeClient{c, c.Scope}, nil
+}
+
+// ClientAssertionJWTValid: JWT client assertions are not supported (clients
+// here are never OpenID Connect clients with keys), so no jti is known.
+func (s *store) ClientAssertionJWTValid(context.Context, string) error { return nil }
+
+// SetClientAssertionJWT: see ClientAssertionJWTValid.
+func (s *store) SetClientAssertionJWT(context.Context, string, time.Time) error { return nil }

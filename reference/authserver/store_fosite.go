@@ -1,0 +1,138 @@
+package authserver
+
+import (
+	"context"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/fosite/handler/openid"
+	"github.com/ory/fosite/handler/pkce"
+)
+
+// The fosite storage interfaces the composed handlers need; compose asserts
+// them at run time, these at compile time.
+var (
+	_ fosite.Storage                     = (*store)(nil)
+	_ oauth2.CoreStorage                 = (*store)(nil)
+	_ oauth2.TokenRevocationStorage      = (*store)(nil)
+	_ openid.OpenIDConnectRequestStorage = (*store)(nil)
+	_ pkce.PKCERequestStorage            = (*store)(nil)
+)
+
+// lookup adapts a table read to fosite's conventions: unknown is
+// ErrNotFound, inactive is the given error together with the request (fosite
+// needs the request to revoke what was issued from a replayed code or a
+// reused refresh token).
+func lookup(t *tokenTable, sig string, inactive error) (fosite.Requester, error) {
+	req, active, ok := t.get(sig)
+	switch {
+	case !ok:
+		return nil, fosite.ErrNotFound
+	case !active:
+		return req, inactive
+	}
+	return req, nil
+}
+
+func (s *store) CreateAuthorizeCodeSession(_ context.Context, sig string, r fosite.Requester) error {
+	s.codes.put(sig, r)
+	return nil
+}
+
+func (s *store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+	return lookup(s.codes, sig, fosite.ErrInvalidatedAuthorizeCode)
+}
+
+// InvalidateAuthorizeCodeSession marks a code used; the entry stays until
+// the code expires, so a replay is recognized as one.
+func (s *store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) error {
+	if found, _ := s.codes.deactivate(sig); !found {
+		return fosite.ErrNotFound
+	}
+	return nil
+}
+
+func (s *store) CreatePKCERequestSession(_ context.Context, sig string, r fosite.Requester) error {
+	s.pkce.put(sig, r)
+	return nil
+}
+
+func (s *store) GetPKCERequestSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+	return lookup(s.pkce, sig, fosite.ErrNotFound)
+}
+
+func (s *store) DeletePKCERequestSession(_ context.Context, sig string) error {
+	s.pkce.delete(sig)
+	return nil
+}
+
+func (s *store) CreateOpenIDConnectSession(_ context.Context, code string, r fosite.Requester) error {
+	s.oidc.put(code, r)
+	return nil
+}
+
+func (s *store) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
+	return lookup(s.oidc, code, openid.ErrNoSessionFound)
+}
+
+func (s *store) DeleteOpenIDConnectSession(_ context.Context, code string) error {
+	s.oidc.delete(code)
+	return nil
+}
+
+func (s *store) CreateAccessTokenSession(_ context.Context, sig string, r fosite.Requester) error {
+	s.access.put(sig, r)
+	return nil
+}
+
+// GetAccessTokenSession answers ErrInactiveToken for a revoked token, which
+// fosite's introspection reports as inactive and its revocation as done.
+func (s *store) GetAccessTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+	return lookup(s.access, sig, fosite.ErrInactiveToken)
+}
+
+func (s *store) DeleteAccessTokenSession(_ context.Context, sig string) error {
+	s.access.delete(sig)
+	return nil
+}
+
+func (s *store) CreateRefreshTokenSession(_ context.Context, sig, _ string, r fosite.Requester) error {
+	s.refresh.put(sig, r)
+	return nil
+}
+
+// GetRefreshTokenSession answers ErrInactiveToken for a used or revoked
+// refresh token: fosite then revokes the whole grant (reuse detection).
+func (s *store) GetRefreshTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+	return lookup(s.refresh, sig, fosite.ErrInactiveToken)
+}
+
+func (s *store) DeleteRefreshTokenSession(_ context.Context, sig string) error {
+	s.refresh.delete(sig)
+	return nil
+}
+
+// RotateRefreshToken retires the refresh token being used and the access
+// tokens issued so far for its grant; fosite then issues new ones under the
+// same request id.
+func (s *store) RotateRefreshToken(_ context.Context, requestID, sig string) error {
+	found, wasActive := s.refresh.deactivate(sig)
+	if !found {
+		return fosite.ErrNotFound
+	}
+	if !wasActive {
+		return fosite.ErrInactiveToken
+	}
+	s.access.deactivateRequest(requestID)
+	return nil
+}
+
+func (s *store) RevokeRefreshToken(_ context.Context, requestID string) error {
+	s.refresh.deactivateRequest(requestID)
+	return nil
+}
+
+func (s *store) RevokeAccessToken(_ context.Context, requestID string) error {
+	s.access.deactivateRequest(requestID)
+	return nil
+}

@@ -1,0 +1,190 @@
+package authserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/handler/oauth2"
+)
+
+// maxTokenBytes bounds what is worth parsing as a token; ours are ~1 KiB.
+const maxTokenBytes = 8 << 10
+
+// tokenStrategy is fosite's CoreStrategy. Authorization codes and refresh
+// tokens are fosite's HMAC tokens (opaque, so check_token cannot mistake a
+// refresh token for an access token); access tokens are RS256 JWTs with
+// UAA's claims, stored by their signature part.
+type tokenStrategy struct {
+	*oauth2.HMACSHAStrategy
+	key       *signingKey
+	store     *store
+	issuer    string
+	accessTTL time.Duration
+	now       func() time.Time // check_token's clock; tests move it
+	verified  verifiedTokens
+}
+
+var _ oauth2.CoreStrategy = (*tokenStrategy)(nil)
+
+// The errors of an access token that is not valid, with UAA's messages.
+var (
+	errTokenUnknown = errors.New("Token was not recognised")
+	errTokenExpired = errors.New("Token has expired")
+	errTokenRevoked = errors.New("The token has been revoked")
+)
+
+// jwtSignature is the signature part of a compact JWT, the key under which
+// the token is stored.
+func jwtSignature(token string) string {
+	return token[strings.LastIndexByte(token, '.')+1:]
+}
+
+// AccessTokenSignature is fosite's storage key of an access token.
+func (t *tokenStrategy) AccessTokenSignature(_ context.Context, token string) string {
+	return jwtSignature(token)
+}
+
+// GenerateAccessToken signs the claims of r's grant.
+func (t *tokenStrategy) GenerateAccessToken(_ context.Context, r fosite.Requester) (string, string, error) {
+	claims, err := t.claimsFor(r)
+	if err != nil {
+		return "", "", err
+	}
+	token, err := t.key.sign(claims)
+	if err != nil {
+		return "", "", err
+	}
+	return token, jwtSignature(token), nil
+}
+
+// ValidateAccessToken is what fosite's introspection asks once it found the
+// token in the store.
+func (t *tokenStrategy) ValidateAccessToken(_ context.Context, _ fosite.Requester, token string) error {
+	switch _, err := t.inspect(token); {
+	case errors.Is(err, errTokenExpired):
+		return fosite.ErrTokenExpired
+	case err != nil:
+		return fosite.ErrInactiveToken.WithWrap(err)
+	}
+	return nil
+}
+
+// claimsFor builds the access token claims of r. The expiry is the one
+// fosite set on the session for this grant.
+func (t *tokenStrategy) claimsFor(r fosite.Requester) (*accessClaims, error) {
+	sess, ok := sessionOf(r)
+	if !ok {
+		return nil, errors.New("authserver: request without a session of this server")
+	}
+	fc, ok := r.GetClient().(*fositeClient)
+	if !ok {
+		return nil, errors.New("authserver: request without a client of this server")
+	}
+	now := time.Now()
+	exp := sess.GetExpiresAt(fosite.AccessToken)
+	if exp.IsZero() {
+		exp = now.Add(t.accessTTL)
+	}
+	scopes := append([]string{}, r.GetGrantedScopes()...)
+	c := &accessClaims{
+		JTI: newJTI(), Sub: fc.ID, Scope: scopes,
+		ClientID: fc.ID, CID: fc.ID, AZP: fc.ID,
+		GrantType: grantTypeOf(r),
+		Iat:       now.Unix(), Exp: exp.Unix(),
+		Iss: t.issuer, ZID: zoneID,
+		Aud:   audiences(fc.ID, scopes),
+		Nonce: sess.Nonce,
+	}
+	var u *userRecord
+	if sess.UserID != "" {
+		if u, ok = t.store.user(sess.UserID); !ok {
+			return nil, fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.")
+		}
+		c.Sub, c.UserID, c.UserName, c.Email, c.Origin = u.ID, u.ID, u.UserName, u.Email, originUAA
+		c.AuthTime = sess.AuthTime.Unix()
+	}
+	c.RevSig = revSig(fc.clientRecord, u)
+	return c, nil
+}
+
+func grantTypeOf(r fosite.Requester) string {
+	if ar, ok := r.(fosite.AccessRequester); ok && len(ar.GetGrantTypes()) > 0 {
+		return ar.GetGrantTypes()[0]
+	}
+	return ""
+}
+
+// inspect decides whether raw is a valid access token of this server, in
+// UAA's order: not ours (or not an access token at all), expired, revoked
+// (by revocation or because its rev_sig no longer matches).
+func (t *tokenStrategy) inspect(raw string) (*accessClaims, error) {
+	c, ok := t.verified.get(raw)
+	if !ok {
+		c = new(accessClaims)
+		if raw == "" || len(raw) > maxTokenBytes || t.key.verify(raw, c) != nil {
+			return nil, errTokenUnknown
+		}
+		t.verified.add(raw, c)
+	}
+	if t.now().Unix() >= c.Exp {
+		return c, errTokenExpired
+	}
+	found, active := t.store.access.state(jwtSignature(raw))
+	if !found {
+		return nil, errTokenUnknown
+	}
+	if !active || c.RevSig != t.currentRevSig(c) {
+		return c, errTokenRevoked
+	}
+	return c, nil
+}
+
+// maxVerifiedTokens bounds verifiedTokens (about 1 KiB per entry).
+const maxVerifiedTokens = 4096
+
+// verifiedTokens remembers the claims of tokens whose signature verified: a
+// resource server checks the same token on every request, and the RSA
+// verification costs more than all the rest of check_token. An entry is
+// found by the whole token, so only that exact token gets its claims back;
+// expiry, revocation and rev_sig are still checked on every call. The claims
+// are shared: read them, never change them.
+type verifiedTokens struct {
+	mu sync.Mutex
+	m  map[string]*accessClaims
+}
+
+func (v *verifiedTokens) get(raw string) (*accessClaims, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	c, ok := v.m[raw]
+	return c, ok
+}
+
+func (v *verifiedTokens) add(raw string, c *accessClaims) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil || len(v.m) >= maxVerifiedTokens {
+		v.m = make(map[string]*accessClaims) // dropping all is cheap and keeps the bound
+	}
+	v.m[raw] = c
+}
+
+// currentRevSig recomputes the rev_sig of the token's client and user as
+// they are now; "" (never equal to a real one) when either is gone.
+func (t *tokenStrategy) currentRevSig(c *accessClaims) string {
+	client, ok := t.store.client(c.ClientID)
+	if !ok {
+		return ""
+	}
+	var u *userRecord
+	if c.UserID != "" {
+		if u, ok = t.store.user(c.UserID); !ok {
+			return ""
+		}
+	}
+	return revSig(client, u)
+}

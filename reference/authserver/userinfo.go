@@ -1,0 +1,39 @@
+package authserver
+
+import (
+	"net/http"
+	"strings"
+)
+
+// userInfo is the OpenID Connect user info, with UAA's fields.
+type userInfo struct {
+	Sub           string `json:"sub"`
+	UserID        string `json:"user_id"`
+	UserName      string `json:"user_name"`
+	GivenName     string `json:"given_name"`
+	FamilyName    string `json:"family_name"`
+	Name          string `json:"name"`
+	Email         string `json:"email"`
+	EmailVerified bool   `json:"email_verified"`
+}
+
+// userinfo answers a bearer token with scope openid with its user, as the
+// user is now (a changed e-mail shows at once).
+func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
+	noStore(w)
+	claims, ok := s.requireScope(w, r, "openid")
+	if !ok {
+		return
+	}
+	u, ok := s.store.user(claims.UserID)
+	if !ok {
+		bearerChallenge(w, http.StatusUnauthorized, "invalid_token", "The token does not belong to a user", "")
+		return
+	}
+	writeJSON(w, http.StatusOK, userInfo{
+		Sub: u.ID, UserID: u.ID, UserName: u.UserName,
+		GivenName: u.GivenName, FamilyName: u.FamilyName,
+		Name:  strings.TrimSpace(u.GivenName + " " + u.FamilyName),
+		Email: u.Email, EmailVerified: u.Verified,
+	})
+}

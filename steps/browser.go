@@ -1,0 +1,163 @@
+package steps
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// browser is a cookie-keeping HTTP client that follows redirects only while they stay on one origin (the
+// authorization server): a redirect elsewhere is where the flow hands back to the client, and is kept.
+type browser struct {
+	client   *http.Client
+	origin   string
+	page     *exchange
+	pageURL  *url.URL
+	redirect *url.URL // the last redirect that left the origin
+}
+
+func newBrowser(origin string, base *http.Client) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{origin: origin, client: &http.Client{
+		Jar: jar, Timeout: base.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// open performs a request and follows redirects within the origin, at most 10.
+func (b *browser) open(req *http.Request) (*exchange, error) {
+	b.redirect = nil
+	for hops := 0; ; hops++ {
+		resp, err := b.client.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
+		}
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		ex := &exchange{method: req.Method, url: req.URL.String(), status: resp.StatusCode, header: resp.Header, body: body}
+		b.page, b.pageURL = ex, req.URL
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode < 300 || resp.StatusCode > 399 || loc == "" {
+			return ex, nil
+		}
+		next, err := req.URL.Parse(loc)
+		if err != nil {
+			return ex, fmt.Errorf("redirect to an unparsable Location %q", loc)
+		}
+		if !strings.HasPrefix(next.String(), b.origin) {
+			b.redirect = next
+			return ex, nil
+		}
+		if hops == 10 {
+			return ex, fmt.Errorf("more than 10 redirects from %s", b.origin)
+		}
+		if req, err = http.NewRequest(http.MethodGet, next.String(), nil); err != nil {
+			return ex, err
+		}
+	}
+}
+
+// form is an HTML form as a browser would submit it.
+type form struct {
+	action, method string
+	fields         url.Values // hidden and text fields with their values
+	inputs         []*html.Node
+}
+
+// findForm returns the first form of the page that has an input or button matching want.
+func (b *browser) findForm(want func(n *html.Node) bool) (*form, error) {
+	if b.page == nil {
+		return nil, fmt.Errorf("no page is open")
+	}
+	doc, err := html.Parse(strings.NewReader(string(b.page.body)))
+	if err != nil {
+		return nil, fmt.Errorf("the page is not HTML: %w", err)
+	}
+	for _, f := range elements(doc, "form") {
+		controls := append(elements(f, "input"), elements(f, "button")...)
+		for _, c := range controls {
+			if want(c) {
+				return b.formOf(f, controls)
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (b *browser) formOf(f *html.Node, controls []*html.Node) (*form, error) {
+	action, err := b.pageURL.Parse(attr(f, "action"))
+	if err != nil {
+		return nil, fmt.Errorf("form action %q: %w", attr(f, "action"), err)
+	}
+	fm := &form{action: action.String(), method: strings.ToUpper(attr(f, "method")), fields: url.Values{}, inputs: controls}
+	if fm.method == "" {
+		fm.method = http.MethodGet
+	}
+	for _, c := range controls {
+		if c.Data == "input" && attr(c, "name") != "" && (attr(c, "type") == "hidden") {
+			fm.fields.Set(attr(c, "name"), attr(c, "value"))
+		}
+	}
+	return fm, nil
+}
+
+// submit sends the form with its fields.
+func (b *browser) submit(fm *form) (*exchange, error) {
+	var req *http.Request
+	var err error
+	if fm.method == http.MethodPost {
+		req, err = http.NewRequest(http.MethodPost, fm.action, strings.NewReader(fm.fields.Encode()))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+	} else {
+		u, perr := url.Parse(fm.action)
+		if perr != nil {
+			return nil, perr
+		}
+		u.RawQuery = fm.fields.Encode()
+		req, err = http.NewRequest(http.MethodGet, u.String(), nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b.open(req)
+}
+
+func elements(n *html.Node, tag string) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == tag {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func isPasswordInput(n *html.Node) bool {
+	return n.Data == "input" && strings.EqualFold(attr(n, "type"), "password")
+}
+
+func isApprovalControl(n *html.Node) bool { return attr(n, "name") == "user_oauth_approval" }

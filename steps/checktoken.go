@@ -1,0 +1,166 @@
+package steps
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+)
+
+func (w *world) registerCheckTokenSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^"([^"]+)" checks the access token$`, func(client string) error {
+		return w.checkToken(client, "{access_token}", "", true)
+	})
+	sc.Step(`^"([^"]+)" checks the access token for the scopes "([^"]+)"$`, func(client, scopes string) error {
+		return w.checkToken(client, "{access_token}", scopes, true)
+	})
+	sc.Step(`^"([^"]+)" checks the token "([^"]*)"$`, func(client, token string) error {
+		return w.checkToken(client, token, "", token != "")
+	})
+	sc.Step(`^the access token is checked without credentials$`, func() error {
+		return w.checkToken("", "{access_token}", "", true)
+	})
+	sc.Step(`^the client revokes the access token$`, w.revokeAccessToken)
+	sc.Step(`^the access token has expired$`, w.untilExpired)
+	sc.Step(`^the answer is (\d{3}) with the error "([^"]+)" and the description "([^"]+)"$`, w.answerIsErrorDescribed)
+	sc.Step(`^the token check answer has:$`, w.tokenCheckHas)
+}
+
+// checkToken posts a token to /check_token as a resource server does: HTTP Basic with the client's own
+// credentials (none when client is empty), the token as the form field "token" (left out when withToken is false).
+func (w *world) checkToken(client, token, scopes string, withToken bool) error {
+	client, token, err := w.expand2(client, token)
+	if err != nil {
+		return err
+	}
+	form := url.Values{}
+	if withToken {
+		form.Set("token", token)
+	}
+	if scopes != "" {
+		form.Set("scopes", scopes)
+	}
+	var auth func(*http.Request)
+	if client != "" {
+		auth = basic(client, w.auth.secrets[client])
+	}
+	return w.postForm("/check_token", form, auth)
+}
+
+func (w *world) revokeAccessToken() error {
+	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
+	if err := w.postForm("/oauth/revoke", form, basic(w.auth.client, w.auth.secrets[w.auth.client])); err != nil {
+		return err
+	}
+	if w.last.status != http.StatusOK {
+		return w.failf("revocation answered %d, want 200", w.last.status)
+	}
+	return nil
+}
+
+func (w *world) answerIsErrorDescribed(status int, code, description string) error {
+	if err := w.answerIsError(status, code); err != nil {
+		return err
+	}
+	obj, _ := w.jsonObject()
+	if obj["error_description"] != description {
+		return w.failf("error_description is %v, want %q", obj["error_description"], description)
+	}
+	return nil
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// tokenCheckHas checks each field of the answer for its JSON type and value. Values are literal (placeholders
+// expanded), a space-separated set for arrays, or one of: any, later than now, now or earlier.
+func (w *world) tokenCheckHas(table *godog.Table) error {
+	obj, err := w.jsonObject()
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for _, row := range table.Rows[1:] {
+		field, typ, want := row.Cells[0].Value, row.Cells[1].Value, row.Cells[2].Value
+		if want, err = w.expand(want); err != nil {
+			return err
+		}
+		got, ok := obj[field]
+		if !ok {
+			problems = append(problems, field+": missing")
+			continue
+		}
+		if p := checkField(got, typ, want); p != "" {
+			problems = append(problems, fmt.Sprintf("%s: %s (got %s)", field, p, mustJSON(got)))
+		}
+	}
+	if len(problems) > 0 {
+		return w.failf("the token check answer is wrong:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func checkField(got any, typ, want string) string {
+	switch typ {
+	case "string", "uuid":
+		s, ok := got.(string)
+		if !ok || s == "" {
+			return "want a non-empty string"
+		}
+		if typ == "uuid" && !uuidPattern.MatchString(s) {
+			return "want a UUID"
+		}
+		if want != "any" && s != want {
+			return fmt.Sprintf("want %q", want)
+		}
+	case "integer":
+		n, err := strconv.ParseInt(fmt.Sprint(got), 10, 64)
+		if err != nil {
+			return "want an integer"
+		}
+		return checkTime(n, want)
+	case "boolean":
+		if _, ok := got.(bool); !ok {
+			return "want a boolean"
+		}
+		if want != "any" && fmt.Sprint(got) != want {
+			return "want " + want
+		}
+	case "array":
+		list, ok := got.([]any)
+		if !ok {
+			return "want an array"
+		}
+		if want != "any" && !sameSet(list, words(want)) {
+			return fmt.Sprintf("want the set %q", want)
+		}
+	default:
+		return "unknown type " + typ + " in the feature"
+	}
+	return ""
+}
+
+// checkTime judges seconds since the epoch, allowing 5 seconds of clock difference with the target.
+func checkTime(n int64, want string) string {
+	now := time.Now().Unix()
+	switch want {
+	case "any":
+	case "later than now":
+		if n <= now-5 {
+			return "want a time later than now"
+		}
+	case "now or earlier":
+		if n > now+5 || n < now-24*3600 {
+			return "want a time of today, not later than now"
+		}
+	default:
+		if fmt.Sprint(n) != want {
+			return "want " + want
+		}
+	}
+	return ""
+}
