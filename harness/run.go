@@ -67,7 +67,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(areas) == 0 {
 		return nil, fmt.Errorf("the target declares no service whose area has scenarios")
 	}
-	suite := steps.New(stepsEnv(opts.Target, filepath.Join(opts.ReportsDir, "logs")))
+	suite := steps.New(stepsEnv(opts.Target, filepath.Join(opts.ReportsDir, "logs"), opts.ReportsDir))
 	if err := suite.Preflight(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
@@ -107,7 +107,7 @@ func withDefaults(opts Options) Options {
 
 // primaryService is the service without which an area is not under test at all. Scenarios that need a further
 // service of the area say so with @service-<name>.
-var primaryService = map[string]string{"auth": "authServer", "config": "configServer"}
+var primaryService = map[string]string{"auth": "authServer", "fortune": "fortune", "greeting": "greeting", "config": "configServer"}
 
 // areasUnderTest are the areas whose primary service the target declares, in report order.
 func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
@@ -120,8 +120,14 @@ func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
 	return out
 }
 
-func stepsEnv(t *target.Target, logDir string) steps.Env {
-	var env steps.Env
+func stepsEnv(t *target.Target, logDir, artifacts string) steps.Env {
+	env := steps.Env{Artifacts: artifacts}
+	if f := t.Services.Fortune; f != nil {
+		env.Fortune = &steps.Service{URL: f.URL}
+	}
+	if g := t.Services.Greeting; g != nil {
+		env.Greeting = &steps.Service{URL: g.URL}
+	}
 	if as := t.Services.AuthServer; as != nil {
 		env.AuthServer = &steps.AuthServer{URL: as.URL, AdminClient: as.Admin.ClientID, AdminSecret: as.Admin.ClientSecret}
 	}

@@ -2,10 +2,11 @@
 # Installs the programs the tests run for real, or says exactly what is missing. Nothing is skipped silently:
 # a test that needs a program fails when the program is absent.
 #   redis-server: shared rate-limit counters and the refresh bus (gateway and configuration app tests)
+#   chromium:     the real-browser scenario of the greeting client (driven by chromedp)
 set -euo pipefail
 
-needed=(redis-server)
-packages=(redis-server)
+needed=(redis-server chromium)
+packages=(redis-server chromium)
 
 missing=()
 for i in "${!needed[@]}"; do

@@ -11,19 +11,21 @@ import (
 	"golang.org/x/net/html"
 )
 
-// browser is a cookie-keeping HTTP client that follows redirects only while they stay on one origin (the
-// authorization server): a redirect elsewhere is where the flow hands back to the client, and is kept.
+// browser is a cookie-keeping HTTP client that follows redirects only while they stay on its origins (the
+// authorization server, and the greeting client when it plays the flow): a redirect elsewhere is where the
+// flow hands back to a client, and is kept.
 type browser struct {
 	client   *http.Client
-	origin   string
+	origin   string   // the authorization server
+	others   []string // further origins it follows redirects to
 	page     *exchange
 	pageURL  *url.URL
-	redirect *url.URL // the last redirect that left the origin
+	redirect *url.URL // the last redirect that left the origins
 }
 
-func newBrowser(origin string, base *http.Client) *browser {
+func newBrowser(origin string, base *http.Client, others ...string) *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{origin: origin, client: &http.Client{
+	return &browser{origin: origin, others: others, client: &http.Client{
 		Jar: jar, Timeout: base.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -52,7 +54,7 @@ func (b *browser) open(req *http.Request) (*exchange, error) {
 		if err != nil {
 			return ex, fmt.Errorf("redirect to an unparsable Location %q", loc)
 		}
-		if !strings.HasPrefix(next.String(), b.origin) {
+		if !b.follows(next) {
 			b.redirect = next
 			return ex, nil
 		}
@@ -63,6 +65,27 @@ func (b *browser) open(req *http.Request) (*exchange, error) {
 			return ex, err
 		}
 	}
+}
+
+func (b *browser) follows(u *url.URL) bool {
+	for _, o := range append([]string{b.origin}, b.others...) {
+		if strings.HasPrefix(u.String(), o+"/") || u.String() == o {
+			return true
+		}
+	}
+	return false
+}
+
+// get opens a URL.
+func (b *browser) get(rawURL string, accept string) (*exchange, error) {
+	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	return b.open(req)
 }
 
 // form is an HTML form as a browser would submit it.

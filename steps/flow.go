@@ -400,8 +400,8 @@ func (w *world) userInfo() error {
 // untilExpired waits until the access token's lifetime, given in the token response, has passed: the one
 // sleep of the auth features, bounded to 5 seconds.
 func (w *world) untilExpired() error {
-	exp, _ := strconv.ParseFloat(fmt.Sprint(w.auth.tokens["expires_in"]), 64)
-	if exp <= 0 || exp > 4 {
+	exp, err := strconv.ParseFloat(fmt.Sprint(w.auth.tokens["expires_in"]), 64)
+	if err != nil || exp < 0 || exp > 4 {
 		return fmt.Errorf("the access token lives %vs; a token that expires within 4s is needed here", exp)
 	}
 	time.Sleep(time.Duration(exp)*time.Second + 1100*time.Millisecond)

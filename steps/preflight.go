@@ -19,6 +19,13 @@ func (s *Suite) Preflight(ctx context.Context) error {
 			return err
 		}
 	}
+	for field, svc := range map[string]*Service{"services.fortune.url": s.env.Fortune, "services.greeting.url": s.env.Greeting} {
+		if svc != nil {
+			if err := reachable(ctx, field, svc.URL); err != nil {
+				return err
+			}
+		}
+	}
 	if cs := s.env.ConfigServer; cs != nil {
 		if err := reachable(ctx, "services.configServer.url", cs.URL); err != nil {
 			return err

@@ -15,8 +15,17 @@ import (
 // A nil service means its area is not under test.
 type Env struct {
 	AuthServer   *AuthServer
+	Fortune      *Service
+	Greeting     *Service
 	ConfigServer *ConfigServer
 	ConfigApp    *ConfigApp
+	// Artifacts is the folder for files a run leaves for people to look at, such as screenshots.
+	Artifacts string
+}
+
+// Service is a service reached at a base URL.
+type Service struct {
+	URL string
 }
 
 // AuthServer is the authorization server and the admin client that provisions it through UAA's API.
@@ -101,6 +110,8 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.After(w.stopInstances)
 	w.registerHTTPSteps(sc)
 	w.registerAuthServerSteps(sc)
+	w.registerFortuneSteps(sc)
+	w.registerGreetingSteps(sc)
 	w.registerConfigServerSteps(sc)
 	w.registerConfigAppSteps(sc)
 }

@@ -28,7 +28,8 @@ type world struct {
 	user      string
 	passwords []string
 
-	auth authState
+	auth   authState
+	chrome *chrome
 }
 
 // exchange is one HTTP request and its answer, kept for assertions and as evidence of a failure.

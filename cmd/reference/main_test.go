@@ -49,7 +49,7 @@ func start(t *testing.T, env map[string]string, args ...string) *running {
 		stdout: r.stdout, stderr: r.stderr,
 		getenv:    func(k string) string { return env[k] },
 		listening: func(_, addr string) { r.addrs <- addr },
-		ports:     map[string]int{"configserver": 0, "quotes": 0, "configapp": 0, "authserver": 0},
+		ports:     map[string]int{"configserver": 0, "quotes": 0, "configapp": 0, "authserver": 0, "fortune": 0, "greeting": 0},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -254,7 +254,7 @@ func TestBadArguments(t *testing.T) {
 		{nil, "Usage:"},
 		{[]string{"down"}, `unknown command "down"; valid commands: up, serve`},
 		{[]string{"serve"}, "Usage: reference serve SERVICE"},
-		{[]string{"serve", "nope"}, `unknown service "nope"; valid services: configserver, quotes, configapp, authserver`},
+		{[]string{"serve", "nope"}, `unknown service "nope"; valid services: configserver, quotes, configapp, authserver, fortune, greeting`},
 		{[]string{"serve", "configapp", "--start-retries", "-1"}, "invalid --start-retries -1"},
 		{[]string{"serve", "configapp", "--log-level", "loud"}, `invalid --log-level "loud"`},
 		{[]string{"serve", "configserver"}, "--uri is required"},

@@ -14,6 +14,8 @@ var services = []*service{
 	quotesService(),
 	configAppService(),
 	authServerService(),
+	fortuneService(),
+	greetingService(),
 }
 
 // service is one runnable part of the reference stack.

@@ -71,7 +71,7 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 			return st, err
 		}
 	}
-	if err := st.startAuthServer(ctx, bin); err != nil {
+	if err := st.startOAuthServices(ctx, bin); err != nil {
 		return st, err
 	}
 	if err := st.startConfigServer(ctx, bin); err != nil {
@@ -130,21 +130,44 @@ func Checkout() (string, error) {
 	}
 }
 
-// startAuthServer runs the authorization server with its default admin client and nothing else: the
-// scenarios provision their own users and clients through its API.
-func (st *Stack) startAuthServer(ctx context.Context, bin string) error {
-	port, err := launch.FreePort()
-	if err != nil {
-		return err
+// startOAuthServices runs the authorization server, the fortune service and the greeting client. Their ports
+// are chosen first, because each needs the others' addresses: the authorization server registers the greeting
+// and fortune clients (its demo seed) with their redirect URIs. Scenarios provision their own users and clients.
+func (st *Stack) startOAuthServices(ctx context.Context, bin string) error {
+	var ports [3]int
+	for i := range ports {
+		p, err := launch.FreePort()
+		if err != nil {
+			return err
+		}
+		ports[i] = p
 	}
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	p, err := st.start("authserver", nil, bin, "serve", "authserver", "--port", strconv.Itoa(port), "--url", base)
-	if err != nil {
-		return err
+	url := func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
+	auth, fortune, greeting := url(ports[0]), url(ports[1]), url(ports[2])
+	services := []struct {
+		name, base, ready string
+		args              []string
+	}{
+		{"authserver", auth, "/healthz", []string{"--port", strconv.Itoa(ports[0]), "--url", auth, "--seed-demo",
+			"--greeting-url", greeting + "/", "--fortune-url", fortune + "/"}},
+		{"fortune", fortune, "/", []string{"--port", strconv.Itoa(ports[1]), "--auth-url", auth}},
+		{"greeting", greeting, "/", []string{"--port", strconv.Itoa(ports[2]), "--url", greeting,
+			"--auth-url", auth, "--fortune-url", fortune}},
 	}
-	st.Target.Services.AuthServer = &target.AuthServer{URL: base,
+	for _, svc := range services {
+		p, err := st.start(svc.name, nil, bin, append([]string{"serve", svc.name}, svc.args...)...)
+		if err != nil {
+			return err
+		}
+		if err := st.ready(p, p.WaitHTTP(ctx, svc.base+svc.ready, 30*time.Second), svc.base); err != nil {
+			return err
+		}
+	}
+	st.Target.Services.AuthServer = &target.AuthServer{URL: auth,
 		Admin: target.AdminClient{ClientID: "admin", ClientSecret: "adminsecret"}}
-	return st.ready(p, p.WaitHTTP(ctx, base+"/healthz", 30*time.Second), base)
+	st.Target.Services.Fortune = &target.Service{URL: fortune}
+	st.Target.Services.Greeting = &target.Service{URL: greeting}
+	return nil
 }
 
 func (st *Stack) startConfigServer(ctx context.Context, bin string) error {

@@ -35,18 +35,31 @@ type Implementation struct {
 // Services holds one entry per service; a service left out means its area is not under test.
 type Services struct {
 	AuthServer   *AuthServer   `yaml:"authServer"`
+	Fortune      *Service      `yaml:"fortune"`
+	Greeting     *Service      `yaml:"greeting"`
 	ConfigServer *ConfigServer `yaml:"configServer"`
 	ConfigApp    *ConfigApp    `yaml:"configApp"`
 }
 
+// Service is a service the harness reaches at a base URL and needs nothing else of. The greeting client must
+// be registered at the authorization server by whoever runs it; the fortune service validates tokens of that
+// authorization server.
+type Service struct {
+	URL string `yaml:"url"`
+}
+
 // ServiceNames are the services a target may declare, as scenarios name them in @service-<name> tags.
-var ServiceNames = []string{"authServer", "configServer", "configApp"}
+var ServiceNames = []string{"authServer", "fortune", "greeting", "configServer", "configApp"}
 
 // HasService reports whether the target declares the named service.
 func (t *Target) HasService(name string) bool {
 	switch name {
 	case "authServer":
 		return t.Services.AuthServer != nil
+	case "fortune":
+		return t.Services.Fortune != nil
+	case "greeting":
+		return t.Services.Greeting != nil
 	case "configServer":
 		return t.Services.ConfigServer != nil
 	case "configApp":
@@ -128,6 +141,8 @@ var Known = map[string]string{
 	"auth.refresh-rotation":    "a refresh token works once: using it again gets invalid_grant",
 	"auth.token-lifetimes":     "access_token_validity in a client registration sets the lifetime of its tokens (seconds)",
 	"auth.revocation":          "RFC 7009 revocation at /oauth/revoke; check_token then says the token has been revoked",
+	"fortune.rfc6750-errors":   "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes",
+	"greeting.error-pages":     "a denied consent renders a page that says access was denied",
 	"config.profile-lists":     "several comma-separated profiles in one request, the last one winning",
 	"config.shared-files":      "application.yml and application-<profile>.yml apply to every application",
 	"config.label-forms":       "tags and commit ids as labels, and (_) for a slash in a label",
@@ -194,6 +209,11 @@ func (t *Target) applyDefaults() {
 	if as := t.Services.AuthServer; as != nil {
 		as.URL = strings.TrimRight(as.URL, "/")
 	}
+	for _, svc := range []*Service{t.Services.Fortune, t.Services.Greeting} {
+		if svc != nil {
+			svc.URL = strings.TrimRight(svc.URL, "/")
+		}
+	}
 	if ca := t.Services.ConfigApp; ca != nil {
 		if ca.StartTimeout == 0 {
 			ca.StartTimeout = Duration(60 * time.Second)
@@ -209,11 +229,19 @@ func (t *Target) applyDefaults() {
 
 func (t *Target) validate() []string {
 	var problems []string
-	if t.Services.ConfigServer == nil && t.Services.AuthServer == nil {
+	if t.Services.ConfigServer == nil && t.Services.AuthServer == nil && t.Services.Fortune == nil && t.Services.Greeting == nil {
 		problems = append(problems, "services: declares no service; name at least one of "+strings.Join(ServiceNames, ", "))
 	}
 	if t.Services.ConfigApp != nil && t.Services.ConfigServer == nil {
 		problems = append(problems, "services.configApp: needs services.configServer too: the application reads its configuration there")
+	}
+	for name, svc := range map[string]*Service{"fortune": t.Services.Fortune, "greeting": t.Services.Greeting} {
+		if svc != nil {
+			problems = append(problems, checkHTTPURL("services."+name+".url", svc.URL)...)
+			if t.Services.AuthServer == nil {
+				problems = append(problems, "services."+name+": needs services.authServer too: its scenarios get tokens and sign users in there")
+			}
+		}
 	}
 	if as := t.Services.AuthServer; as != nil {
 		problems = append(problems, checkHTTPURL("services.authServer.url", as.URL)...)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+
+	"github.com/fortune-tck/fortune-tck/reference/greeting"
+)
+
+// greetingSecretEnv holds the greeting client's secret when
+// --client-secret is not given.
+const greetingSecretEnv = "GREETING_CLIENT_SECRET"
+
+func greetingService() *service {
+	return &service{
+		name:    "greeting",
+		summary: "greeting client (signs in at the authorization server, shows a fortune)",
+		port:    8100,
+		notes: "Environment:\n  " + greetingSecretEnv + "  the greeting client's secret when --client-secret is not given\n\n" +
+			"Register the client at the authorization server with redirect URI URL/ (the demo seed does, see\n" +
+			"reference serve authserver --greeting-url). Open URL/ in a browser to sign in.\n\n",
+		flags: greetingFlags,
+		demo:  greetingDemo,
+	}
+}
+
+func greetingFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
+	self := fs.String("url", "", "external base URL; the redirect URI is URL/ (default http://localhost:PORT)")
+	authURL := fs.String("auth-url", greeting.DefaultAuthURL, "base URL of the authorization server")
+	fortuneURL := fs.String("fortune-url", greeting.DefaultFortuneURL, "base URL of the fortune service")
+	clientID := fs.String("client-id", greeting.DefaultClientID, "the greeting client's id")
+	secret := fs.String("client-secret", "", "the greeting client's secret (default: $"+greetingSecretEnv+", else "+greeting.DefaultClientSecret+")")
+	return func(_ context.Context, log *slog.Logger) (*instance, error) {
+		base, err := greetingURL(fs, *self)
+		if err != nil {
+			return nil, err
+		}
+		s, err := greeting.New(greeting.Options{
+			URL: base, AuthURL: *authURL, FortuneURL: *fortuneURL,
+			ClientID: *clientID, ClientSecret: cmp.Or(*secret, getenv(greetingSecretEnv)), Logger: log,
+		})
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return &instance{handler: s}, nil
+	}
+}
+
+// greetingURL is --url, or http://localhost:PORT. The redirect URI must be
+// known before the port is bound, so --port 0 needs --url.
+func greetingURL(fs *flag.FlagSet, explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	port := "0"
+	if f := fs.Lookup("port"); f != nil {
+		port = f.Value.String()
+	}
+	if port == "0" {
+		return "", usageError{errors.New("--url is required with --port 0 (the redirect URI must be known at start)")}
+	}
+	return "http://localhost:" + port, nil
+}
+
+// greetingDemo runs the greeting client against the stack's authorization
+// server and fortune service; the demo seed registered its URL.
+func greetingDemo(_ context.Context, st *stack) (*instance, error) {
+	self := st.urls["greeting"]
+	s, err := greeting.New(greeting.Options{
+		URL: self, AuthURL: st.urls["authserver"], FortuneURL: st.urls["fortune"],
+		Logger: st.log.With("service", "greeting"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &instance{handler: s, hints: []string{
+		"open " + self + "/ in a browser and sign in as marissa / koala; allow reading fortunes",
+		"the page answers JSON too: {\"user\": ..., \"fortune\": ...} with Accept: application/json",
+	}}, nil
+}

@@ -1,0 +1,132 @@
+package fortune
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Server is the fortune service; it is an http.Handler.
+type Server struct {
+	log       *slog.Logger
+	validator validator
+	fortunes  *picker
+}
+
+// New builds the service. It makes no call to the authorization server:
+// the services of a stack may start in any order.
+func New(opts Options) (*Server, error) {
+	return newServer(opts, time.Now)
+}
+
+// newServer is New with the clock of expiry checks and the cache, which
+// tests move.
+func newServer(opts Options, now func() time.Time) (*Server, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{log: opts.Logger, validator: newValidator(opts, now), fortunes: newPicker()}, nil
+}
+
+func newValidator(opts Options, now func() time.Time) validator {
+	if opts.Validation == ValidateJWT {
+		keys := &keySet{
+			url: opts.AuthURL + "/token_keys", client: opts.HTTPClient, timeout: opts.Timeout,
+			interval: opts.KeyRefetchInterval, now: now,
+		}
+		return &jwtValidator{keys: keys, issuer: opts.AuthURL + "/oauth/token", now: now}
+	}
+	var v validator = &checkTokenValidator{
+		url: opts.AuthURL + "/check_token", clientID: opts.ClientID, secret: opts.ClientSecret,
+		client: opts.HTTPClient, timeout: opts.Timeout,
+	}
+	if opts.CacheSize > 0 {
+		v = newCachedValidator(v, opts.CacheSize, opts.CacheTTL, now)
+	}
+	return v
+}
+
+// ServeHTTP answers a fortune to an authorized GET or HEAD, and logs the
+// request at debug level.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.serve(rec, r)
+	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+}
+
+// serve checks the token before the method, so that an anonymous caller
+// learns nothing but that a token is needed.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	info, err := s.authorize(r)
+	if err != nil {
+		s.refuse(w, r, err)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method_not_allowed", Description: r.Method + " is not supported; use GET"})
+		return
+	}
+	s.log.Debug("fortune", "client_id", info.ClientID, "user_name", info.UserName)
+	writeFortune(w, s.fortunes.pick())
+}
+
+// authorize validates the request's token and requires fortunes.read.
+func (s *Server) authorize(r *http.Request) (*tokenInfo, error) {
+	token, err := bearerToken(r.Header)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.validator.validate(r.Context(), token)
+	if err != nil {
+		return nil, err
+	}
+	if !info.hasScope(RequiredScope) {
+		return nil, errInsufficientScope
+	}
+	return info, nil
+}
+
+// refuse answers a refusal, or 503 when the token could not be checked;
+// the latter is logged, unless the caller went away meanwhile.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	if ref, ok := errors.AsType[*refusal](err); ok {
+		writeRefusal(w, ref)
+		return
+	}
+	if r.Context().Err() == nil {
+		s.log.Error("cannot validate the token; answering 503", "err", err)
+	}
+	writeJSON(w, http.StatusServiceUnavailable, errorBody{
+		Error:       "temporarily_unavailable",
+		Description: "The token cannot be validated now: the authorization server is not available",
+	})
+}
+
+func writeFortune(w http.ResponseWriter, fortune string) {
+	body := fortune + "\n"
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(body))
+}
+
+// statusRecorder remembers the status for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

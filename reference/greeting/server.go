@@ -1,0 +1,81 @@
+package greeting
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Server is the greeting client; it is an http.Handler.
+type Server struct {
+	opts        Options
+	redirectURI string
+	log         *slog.Logger
+	sessions    *sessionStore
+	now         func() time.Time // the clock of token expiry; tests move it, not the sessions' one
+}
+
+// New builds the client. It makes no call to the authorization server or
+// the fortune service: the services of a stack may start in any order.
+func New(opts Options) (*Server, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		opts: opts, redirectURI: opts.URL + "/", log: opts.Logger, now: time.Now,
+		sessions: newSessionStore(strings.HasPrefix(opts.URL, "https://"), time.Now),
+	}, nil
+}
+
+// RedirectURI is the client's redirect URI, its root: register it at the
+// authorization server.
+func (s *Server) RedirectURI() string { return s.redirectURI }
+
+// ServeHTTP routes by hand: two paths, each with its methods (405 with
+// Allow otherwise), and a page for any other path (404).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.route(rec, r)
+	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/":
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			s.home(w, r)
+			return
+		}
+		s.methodNotAllowed(w, r, "GET, HEAD")
+	case "/logout":
+		if r.Method == http.MethodPost {
+			s.logout(w, r)
+			return
+		}
+		s.methodNotAllowed(w, r, "POST")
+	default:
+		s.renderError(w, r, http.StatusNotFound, nil, "Not found", "There is no page at "+r.URL.Path+".")
+	}
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	s.renderError(w, r, http.StatusMethodNotAllowed, nil, "Method not allowed", r.Method+" is not supported here.")
+}
+
+// statusRecorder remembers the status for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,209 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/cucumber/godog"
+)
+
+// The Chromium steps walk the greeting flow in a real headless browser, typing and clicking as a person
+// would; forms are found by meaning (the password field, the user_oauth_approval button).
+
+func (w *world) registerChromiumSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^Chromium opens the greeting client$`, w.chromiumOpensGreeting)
+	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" in Chromium$`, w.chromiumSignsIn)
+	sc.Step(`^approves the scopes in Chromium$`, w.chromiumApproves)
+	sc.Step(`^Chromium shows the greeting page with a fortune$`, w.chromiumShowsFortune)
+	sc.Step(`^a screenshot of the page is saved as "([^"]+)"$`, w.chromiumScreenshot)
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		if w.chrome != nil {
+			w.chrome.close()
+			w.chrome = nil
+		}
+		return ctx, nil
+	})
+}
+
+// chrome is one headless Chromium and its tab.
+type chrome struct {
+	ctx   context.Context
+	close func()
+}
+
+// chromiumPaths are where Debian and others install the browser.
+var chromiumPaths = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+func startChrome() (*chrome, error) {
+	path := ""
+	for _, name := range chromiumPaths {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		return nil, errors.New("Chromium is not installed: run `make deps` as root (apt-get install chromium), " +
+			"or leave the real-browser scenario out with --tags '~@browser'")
+	}
+	dir, err := os.MkdirTemp("", "fortune-tck-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.UserDataDir(dir),
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	// The first Run starts the browser, and lives as long as its context: start it before bounding the
+	// scenario's actions to one minute.
+	if err := chromedp.Do(tab); err != nil {
+		cancelTab()
+		cancelAlloc()
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting Chromium (%s): %w", path, err)
+	}
+	ctx, cancelTimeout := context.WithTimeout(tab, time.Minute)
+	return &chrome{ctx: ctx, close: func() {
+		cancelTimeout()
+		cancelTab()
+		cancelAlloc()
+		_ = os.RemoveAll(dir)
+	}}, nil
+}
+
+func (w *world) chromiumOpensGreeting() error {
+	base, err := w.greeting()
+	if err != nil {
+		return err
+	}
+	if w.chrome, err = startChrome(); err != nil {
+		return err
+	}
+	return w.inChrome(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+}
+
+const userField = `form:has(input[type=password]) input:is([type=text],[type=email],:not([type]))`
+
+func (w *world) chromiumSignsIn(user, password string) error {
+	user, password, err := w.expand2(user, password)
+	if err != nil {
+		return err
+	}
+	return w.inChrome(chromedp.SendKeys(chromedp.CSS(userField), user),
+		chromedp.SendKeys(chromedp.CSS(`input[type=password]`), password),
+		chromedp.Submit(chromedp.CSS(`input[type=password]`)))
+}
+
+func (w *world) chromiumApproves() error {
+	approve := chromedp.CSS(`[name=user_oauth_approval][value=true]`)
+	return w.inChrome(chromedp.WaitVisible(approve), chromedp.Click(approve))
+}
+
+// chromiumShowsFortune waits for the greeting client's page and checks that it shows a fortune: an element
+// the page marks as one (class or id "fortune", or a blockquote) holds text, and the client, asked for the
+// page's attributes as JSON with the browser's own session cookies, has a fortune for this session. (The
+// fortune differs from request to request, so the two cannot be compared word for word.)
+func (w *world) chromiumShowsFortune() error {
+	base, err := w.greeting()
+	if err != nil {
+		return err
+	}
+	if err := w.chromiumWaitFor(fmt.Sprintf(`location.href.startsWith(%q) && document.readyState === "complete"`, base+"/")); err != nil {
+		return fmt.Errorf("Chromium did not come back to the greeting client: %w", err)
+	}
+	shown, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](
+		`(document.querySelector(".fortune, #fortune, blockquote") || {innerText: ""}).innerText`))
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(shown) == "" {
+		text, _ := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		return fmt.Errorf("the page shows no fortune (no element with class or id \"fortune\", or blockquote, with text):\n%s", text)
+	}
+	_, err = w.fortuneWithChromeSession(base)
+	return err
+}
+
+// fortuneWithChromeSession asks the greeting client for its page as JSON, presenting Chromium's cookies.
+func (w *world) fortuneWithChromeSession(base string) (string, error) {
+	cookies, err := chromedp.Run(w.chrome.ctx, func(ctx context.Context, t *chromedp.Target) ([]*network.Cookie, error) {
+		r, err := cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/"}})
+		return r.Cookies, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("reading Chromium's cookies: %w", err)
+	}
+	req, err := http.NewRequest(http.MethodGet, base+"/", nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "application/json")
+	for _, c := range cookies {
+		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+	}
+	if err := w.do(req); err != nil {
+		return "", err
+	}
+	if err := w.pageHas("fortune"); err != nil {
+		return "", err
+	}
+	fortune, _, err := w.pageAttribute("fortune")
+	return fortune, err
+}
+
+// chromiumWaitFor evaluates a predicate every 100ms for up to 20s. It asks anew each time, because the page
+// may navigate (sign-in, consent, the redirects back) while it waits, and an evaluation on a page that goes
+// away fails without meaning anything.
+func (w *world) chromiumWaitFor(predicate string) error {
+	if w.chrome == nil {
+		return errors.New("Chromium was not started in this scenario")
+	}
+	var last error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		ok, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[bool](predicate))
+		if err == nil && ok {
+			return nil
+		}
+		last = err
+	}
+	if last == nil {
+		last = errors.New("not true within 20s: " + predicate)
+	}
+	return last
+}
+
+func (w *world) chromiumScreenshot(name string) error {
+	if w.chrome == nil {
+		return errors.New("Chromium was not started in this scenario")
+	}
+	png, err := chromedp.Run(w.chrome.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		return err
+	}
+	dir := w.suite.env.Artifacts
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), png, 0o644)
+}
+
+func (w *world) inChrome(actions ...chromedp.Action[chromedp.Void]) error {
+	if w.chrome == nil {
+		return errors.New("Chromium was not started in this scenario")
+	}
+	return chromedp.Do(w.chrome.ctx, actions...)
+}
