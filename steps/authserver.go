@@ -102,23 +102,6 @@ func (w *world) clientCredentialsToken(id, secret string) (string, error) {
 	return tok, nil
 }
 
-// jsonObject decodes the last answer as an object.
-func (w *world) jsonObject() (map[string]any, error) {
-	a, err := w.answer()
-	if err != nil {
-		return nil, err
-	}
-	v, err := a.json()
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, w.failf("the answer is not a JSON object")
-	}
-	return obj, nil
-}
-
 // pkce returns a verifier and its S256 challenge.
 func pkce() (verifier, challenge string) {
 	verifier = randomID() + randomID() + randomID() + randomID() + randomID()

@@ -158,17 +158,9 @@ func (w *world) openPage(i int, path string) error {
 }
 
 func (w *world) pageAttribute(name string) (string, bool, error) {
-	a, err := w.answer()
+	obj, err := w.jsonObject()
 	if err != nil {
 		return "", false, err
-	}
-	v, err := a.json()
-	if err != nil {
-		return "", false, err
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return "", false, w.failf("the page's attributes are not a JSON object")
 	}
 	attr, ok := obj[name]
 	if !ok || attr == nil {

@@ -137,17 +137,9 @@ func (w *world) requestConfigPath(path string) error {
 
 // field returns a top-level field of the JSON answer.
 func (w *world) field(name string) (any, error) {
-	a, err := w.answer()
+	obj, err := w.jsonObject()
 	if err != nil {
 		return nil, err
-	}
-	v, err := a.json()
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, w.failf("the answer is not a JSON object")
 	}
 	f, ok := obj[name]
 	if !ok {

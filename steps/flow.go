@@ -89,18 +89,24 @@ func (w *world) askForCode(client, scope, redirect string) error {
 }
 
 func (w *world) showsSignIn() error {
+	_, err := w.signInForm()
+	return err
+}
+
+// signInForm is the form of the page that has a password field.
+func (w *world) signInForm() (*form, error) {
 	b, err := w.browserOf()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f, err := b.findForm(isPasswordInput)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if f == nil {
-		return w.failf("the page has no form with a password field")
+		return nil, w.failf("no sign-in form (a form with a password field) on the page")
 	}
-	return nil
+	return f, nil
 }
 
 // signIn fills the form that has a password field: the password there, the user name in its text field.
@@ -109,16 +115,9 @@ func (w *world) signIn(user, password string) error {
 	if err != nil {
 		return err
 	}
-	b, err := w.browserOf()
+	f, err := w.signInForm()
 	if err != nil {
 		return err
-	}
-	f, err := b.findForm(isPasswordInput)
-	if err != nil {
-		return err
-	}
-	if f == nil {
-		return w.failf("no sign-in form (a form with a password field) on the page")
 	}
 	for _, in := range f.inputs {
 		switch strings.ToLower(attr(in, "type")) {
@@ -130,7 +129,7 @@ func (w *world) signIn(user, password string) error {
 			}
 		}
 	}
-	w.last, err = b.submit(f)
+	w.last, err = w.auth.browser.submit(f)
 	return err
 }
 

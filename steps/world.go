@@ -148,6 +148,23 @@ func (e *exchange) json() (any, error) {
 	return v, nil
 }
 
+// jsonObject decodes the last answer as an object.
+func (w *world) jsonObject() (map[string]any, error) {
+	a, err := w.answer()
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.json()
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, w.failf("the answer is not a JSON object")
+	}
+	return obj, nil
+}
+
 // attachEvidence puts the last exchange of a failed scenario into the cucumber report.
 func (w *world) attachEvidence(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	if err != nil && w.last != nil {
