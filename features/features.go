@@ -5,9 +5,10 @@ package features
 
 import "embed"
 
-// FS holds one folder per area (auth, fortune, greeting, gateway, config) and sections.yaml.
+// FS holds one folder per area (auth, fortune, greeting, gateway, config), sections.yaml, and the manifests
+// the gateway scenarios apply (testdata/gateway).
 //
-//go:embed */*.feature sections.yaml
+//go:embed */*.feature sections.yaml testdata/gateway/*.yaml
 var FS embed.FS
 
 // Areas lists the areas in the order reports show them; a feature's area is the folder it lives in.

@@ -67,7 +67,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(areas) == 0 {
 		return nil, fmt.Errorf("the target declares no service whose area has scenarios")
 	}
-	suite := steps.New(stepsEnv(opts.Target, filepath.Join(opts.ReportsDir, "logs"), opts.ReportsDir))
+	suite := steps.New(stepsEnv(opts.Target, opts))
 	if err := suite.Preflight(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
@@ -107,7 +107,8 @@ func withDefaults(opts Options) Options {
 
 // primaryService is the service without which an area is not under test at all. Scenarios that need a further
 // service of the area say so with @service-<name>.
-var primaryService = map[string]string{"auth": "authServer", "fortune": "fortune", "greeting": "greeting", "config": "configServer"}
+var primaryService = map[string]string{"auth": "authServer", "fortune": "fortune", "greeting": "greeting",
+	"gateway": "gateway", "config": "configServer"}
 
 // areasUnderTest are the areas whose primary service the target declares, in report order.
 func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
@@ -120,8 +121,12 @@ func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
 	return out
 }
 
-func stepsEnv(t *target.Target, logDir, artifacts string) steps.Env {
-	env := steps.Env{Artifacts: artifacts}
+func stepsEnv(t *target.Target, opts Options) steps.Env {
+	logDir := filepath.Join(opts.ReportsDir, "logs")
+	env := steps.Env{Artifacts: opts.ReportsDir}
+	if g := t.Services.Gateway; g != nil {
+		env.Gateway = gatewayEnv(g, opts)
+	}
 	if f := t.Services.Fortune; f != nil {
 		env.Fortune = &steps.Service{URL: f.URL}
 	}

@@ -26,6 +26,13 @@ func (s *Suite) Preflight(ctx context.Context) error {
 			}
 		}
 	}
+	if g := s.env.Gateway; g != nil {
+		for i, inst := range g.Instances {
+			if err := reachable(ctx, fmt.Sprintf("services.gateway.instances[%d].http", i), inst.HTTP); err != nil {
+				return err
+			}
+		}
+	}
 	if cs := s.env.ConfigServer; cs != nil {
 		if err := reachable(ctx, "services.configServer.url", cs.URL); err != nil {
 			return err

@@ -4,6 +4,7 @@ package steps
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ type Env struct {
 	Greeting     *Service
 	ConfigServer *ConfigServer
 	ConfigApp    *ConfigApp
+	Gateway      *Gateway
 	// Artifacts is the folder for files a run leaves for people to look at, such as screenshots.
 	Artifacts string
 }
@@ -76,6 +78,10 @@ type Suite struct {
 	quotesOnce sync.Once
 	quotes     *quoteSource
 	quotesErr  error
+
+	upstreamOnce sync.Once
+	upstream     *upstream
+	upstreamErr  error
 }
 
 // New returns the step suite for a target.
@@ -99,6 +105,9 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 		if s.quotes != nil {
 			s.quotes.close()
 		}
+		if s.upstream != nil {
+			s.upstream.close()
+		}
 	})
 }
 
@@ -112,6 +121,7 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	w.registerAuthServerSteps(sc)
 	w.registerFortuneSteps(sc)
 	w.registerGreetingSteps(sc)
+	w.registerGatewaySteps(sc)
 	w.registerConfigServerSteps(sc)
 	w.registerConfigAppSteps(sc)
 }
@@ -130,4 +140,16 @@ func (s *Suite) quoteSource() (*quoteSource, error) {
 		s.quotes, s.quotesErr = startQuoteSource(s.env.ConfigApp.HarnessHost)
 	})
 	return s.quotes, s.quotesErr
+}
+
+// upstreamServer returns the upstream the steps put behind the gateway, started on first use.
+func (s *Suite) upstreamServer() (*upstream, error) {
+	s.upstreamOnce.Do(func() {
+		if s.env.Gateway == nil {
+			s.upstreamErr = fmt.Errorf("the target declares no gateway")
+			return
+		}
+		s.upstream, s.upstreamErr = startUpstream(s.env.Gateway.HarnessHost)
+	})
+	return s.upstream, s.upstreamErr
 }

@@ -30,6 +30,7 @@ type world struct {
 
 	auth   authState
 	chrome *chrome
+	gw     gatewayState
 }
 
 // exchange is one HTTP request and its answer, kept for assertions and as evidence of a failure.
@@ -50,6 +51,8 @@ func newWorld(s *Suite) *world {
 		"password": "pw-" + randomID(),
 		"client":   "tck-client-" + id,
 		"group":    "tck-group-" + id,
+		"route":    "tck-route-" + id,
+		"host":     id + ".tck.test",
 	}, auth: authState{secrets: map[string]string{}, userIDs: map[string]string{}}}
 	if as := s.env.AuthServer; as != nil {
 		w.vars["auth_url"] = as.URL

@@ -49,7 +49,7 @@ func start(t *testing.T, env map[string]string, args ...string) *running {
 		stdout: r.stdout, stderr: r.stderr,
 		getenv:    func(k string) string { return env[k] },
 		listening: func(_, addr string) { r.addrs <- addr },
-		ports:     map[string]int{"configserver": 0, "quotes": 0, "configapp": 0, "authserver": 0, "fortune": 0, "greeting": 0},
+		ports:     map[string]int{"configserver": 0, "quotes": 0, "configapp": 0, "authserver": 0, "fortune": 0, "greeting": 0, "gateway": 0},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel

@@ -29,6 +29,10 @@ type binding struct {
 func listen(host string, svcs []*service, port func(*service) int) ([]*binding, error) {
 	var bs []*binding
 	for _, s := range svcs {
+		if s.ownSockets {
+			bs = append(bs, &binding{svc: s, url: displayHostPort(host, strconv.Itoa(port(s)))})
+			continue
+		}
 		addr := net.JoinHostPort(host, strconv.Itoa(port(s)))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -44,6 +48,11 @@ func listen(host string, svcs []*service, port func(*service) int) ([]*binding, 
 // shown as localhost, as in the spec.
 func displayURL(host string, addr net.Addr) string {
 	_, port, _ := net.SplitHostPort(addr.String())
+	return displayHostPort(host, port)
+}
+
+// displayHostPort is displayURL for a port number.
+func displayHostPort(host, port string) string {
 	switch host {
 	case "", "0.0.0.0", "::", "127.0.0.1", "::1", "localhost":
 		host = "localhost"
@@ -54,7 +63,9 @@ func displayURL(host string, addr net.Addr) string {
 // closeAll releases sockets and built instances (after a failed start).
 func closeAll(bs []*binding) {
 	for _, b := range bs {
-		b.ln.Close()
+		if b.ln != nil {
+			b.ln.Close()
+		}
 		if b.inst != nil && b.inst.close != nil {
 			_ = b.inst.close()
 		}
@@ -69,16 +80,21 @@ type runner struct {
 	errs    chan error
 	servers []*http.Server
 	started []*binding
+	stopped chan struct{}
 }
 
 func (c *cli) newRunner(log *slog.Logger, all []*binding) *runner {
-	return &runner{c: c, log: log, all: all, errs: make(chan error, len(all))}
+	return &runner{c: c, log: log, all: all, errs: make(chan error, len(all)), stopped: make(chan struct{})}
 }
 
 // start serves b, whose instance is built. Services are started one by one,
 // so a service can reach the ones built before it while it starts (the
 // configuration app fetches from the configuration server).
 func (r *runner) start(b *binding) {
+	if b.ln == nil {
+		r.startOwn(b)
+		return
+	}
 	srv := &http.Server{
 		Handler:           b.inst.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -90,12 +106,37 @@ func (r *runner) start(b *binding) {
 	r.log.Info("listening", "service", b.svc.name, "url", b.url)
 }
 
+// startOwn follows a service that serves its own sockets since it was
+// built: its failure stops the stack, as a server's does.
+func (r *runner) startOwn(b *binding) {
+	r.started = append(r.started, b)
+	if b.inst.url != "" {
+		b.url = b.inst.url
+	}
+	if b.inst.failed != nil {
+		go func() {
+			select {
+			case err := <-b.inst.failed:
+				r.errs <- err
+			case <-r.stopped:
+			}
+		}()
+	}
+	r.log.Info("listening", "service", b.svc.name, "addrs", b.inst.addrs)
+}
+
 // announce tells the test hook every address, once everything is up.
 func (r *runner) announce() {
 	if r.c.listening == nil {
 		return
 	}
 	for _, b := range r.started {
+		if b.ln == nil {
+			for _, a := range b.inst.addrs {
+				r.c.listening(b.svc.name, a)
+			}
+			continue
+		}
 		r.c.listening(b.svc.name, b.ln.Addr().String())
 	}
 }
@@ -117,6 +158,7 @@ func (r *runner) wait(ctx context.Context) int {
 // stop shuts the servers down gracefully, then releases every socket and
 // built instance.
 func (r *runner) stop() {
+	close(r.stopped)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	for _, srv := range r.servers {

@@ -24,7 +24,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	fs := c.newFlagSet("reference serve " + svc.name)
-	port := fs.Int("port", svc.port, "port to listen on (0 picks a free port)")
+	port := new(int)
+	if !svc.ownSockets {
+		port = fs.Int("port", svc.port, "port to listen on (0 picks a free port)")
+	}
 	host := fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
 	logs := addLogFlags(fs)
 	build := svc.flags(fs, c.getenv)

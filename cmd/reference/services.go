@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"io"
 	"log/slog"
 	"net/http"
 )
@@ -16,6 +17,7 @@ var services = []*service{
 	authServerService(),
 	fortuneService(),
 	greetingService(),
+	gatewayService(),
 }
 
 // service is one runnable part of the reference stack.
@@ -29,6 +31,10 @@ type service struct {
 	flags func(fs *flag.FlagSet, getenv func(string) string) buildFunc
 	// demo builds the service for `up`, with embedded defaults.
 	demo func(ctx context.Context, st *stack) (*instance, error)
+	// ownSockets is set for a service that binds the sockets its
+	// configuration names (the gateway: its Gateway manifests name the
+	// ports): serve declares no --port and up binds nothing for it.
+	ownSockets bool
 }
 
 type buildFunc func(ctx context.Context, log *slog.Logger) (*instance, error)
@@ -38,6 +44,12 @@ type instance struct {
 	handler http.Handler
 	close   func() error // optional; runs after the server stopped
 	hints   []string     // printed by `up` under the service's URL
+	// A service with own sockets serves from build on: addrs are where
+	// (announced to the test hook), url its base URL, failed reports a
+	// socket that stopped serving.
+	addrs  []string
+	url    string
+	failed <-chan error
 }
 
 // stack is what `up` shares with the services it builds.
@@ -47,6 +59,8 @@ type stack struct {
 	level   slog.Level // the --log-level of up
 	getenv  func(string) string
 	urls    map[string]string // base URL of every service, by name
+	host    string            // the address every service binds
+	stdout  io.Writer         // up's standard output (the gateway's access log)
 }
 
 func lookupService(name string) *service {

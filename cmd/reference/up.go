@@ -33,7 +33,7 @@ func (c *cli) up(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(fs.Name(), err)
 	}
-	st := &stack{dataDir: dataDir, log: log, level: logs.slogLevel(), getenv: c.getenv, urls: make(map[string]string)}
+	st := &stack{dataDir: dataDir, log: log, level: logs.slogLevel(), getenv: c.getenv, urls: make(map[string]string), host: *host, stdout: c.stdout}
 	for _, b := range bs {
 		st.urls[b.svc.name] = b.url
 	}

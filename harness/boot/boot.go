@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +83,9 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 		return st, err
 	}
 	st.describeConfigApp(bin, redisURL)
+	if err := st.startGateways(ctx, bin, redisURL); err != nil {
+		return st, err
+	}
 	return st, nil
 }
 
@@ -188,6 +192,85 @@ func (st *Stack) startConfigServer(ctx context.Context, bin string) error {
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	st.Target.Services.ConfigServer = &target.ConfigServer{URL: base, Repository: target.Repository{URI: uri}}
 	return st.ready(p, p.WaitHTTP(ctx, base+"/health", 30*time.Second), base)
+}
+
+// gatewayManifest is the Gateway resource of the reference target: one HTTP and one HTTPS listener (with a
+// self-signed certificate), on ports the harness chose. Scenarios attach their routes to it.
+const gatewayManifest = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: tck
+spec:
+  gatewayClassName: fortune-tck
+  listeners:
+    - name: http
+      protocol: HTTP
+      port: %d
+    - name: https
+      protocol: HTTPS
+      port: %d
+`
+
+// startGateways runs two gateway instances on one configuration folder and one Redis, so that scenarios can
+// verify that Global counters are shared. The second instance shifts its listener ports by --port-offset.
+func (st *Stack) startGateways(ctx context.Context, bin, redisURL string) error {
+	base, err := freePortRun(4)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(st.dir, "gateway-config")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gateway.yaml"), []byte(fmt.Sprintf(gatewayManifest, base, base+1)), 0o644); err != nil {
+		return err
+	}
+	g := &target.Gateway{GatewayName: "tck", ManifestDir: dir, HarnessHost: "127.0.0.1"}
+	for i, offset := range []int{0, 2} {
+		name := fmt.Sprintf("gateway-%d", i+1)
+		accessLog := filepath.Join(st.opts.LogDir, name+"-access.log")
+		p, err := st.start(name, nil, bin, "serve", "gateway", "--config", dir, "--redis", redisURL,
+			"--port-offset", strconv.Itoa(offset), "--access-log", accessLog)
+		if err != nil {
+			return err
+		}
+		inst := target.GatewayInstance{HTTP: fmt.Sprintf("http://127.0.0.1:%d", base+offset),
+			HTTPS: fmt.Sprintf("https://127.0.0.1:%d", base+offset+1)}
+		if err := st.ready(p, p.WaitHTTP(ctx, inst.HTTP+"/", 30*time.Second), inst.HTTP); err != nil {
+			return err
+		}
+		g.Instances = append(g.Instances, inst)
+		g.AccessLogs = append(g.AccessLogs, accessLog)
+	}
+	st.Target.Services.Gateway = g
+	return nil
+}
+
+// freePortRun finds n consecutive free ports on 127.0.0.1, for listeners whose ports are written in a
+// manifest and shifted by an offset.
+func freePortRun(n int) (int, error) {
+	for try := 0; try < 50; try++ {
+		base, err := launch.FreePort()
+		if err != nil {
+			return 0, err
+		}
+		if base+n > 65535 {
+			continue
+		}
+		ok := true
+		for p := base; p < base+n && ok; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, errors.New("found no run of free ports for the gateway's listeners")
 }
 
 // startRedis runs a private redis-server for the refresh bus of the configuration application's instances.

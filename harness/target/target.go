@@ -39,6 +39,32 @@ type Services struct {
 	Greeting     *Service      `yaml:"greeting"`
 	ConfigServer *ConfigServer `yaml:"configServer"`
 	ConfigApp    *ConfigApp    `yaml:"configApp"`
+	Gateway      *Gateway      `yaml:"gateway"`
+}
+
+// Gateway is the gateway of spec 4.6 with its rate-limit policy. Scenarios hand it their own manifests
+// (an HTTPRoute and a Backend for a host of their own, a BackendTrafficPolicy) and send requests through it to
+// an upstream the harness runs.
+type Gateway struct {
+	// Instances are the gateway's proxies, each with its HTTP and HTTPS listener; two are needed to verify
+	// that Global counters are shared.
+	Instances []GatewayInstance `yaml:"instances"`
+	// GatewayName is the Gateway resource the scenarios' HTTPRoutes attach to.
+	GatewayName string `yaml:"gatewayName"`
+	// ManifestDir is a folder the gateway watches: the harness writes each manifest there as a file. Or:
+	ManifestDir string `yaml:"manifestDir"`
+	// Apply is a shell command that applies the manifest in the file $TCK_MANIFEST (e.g. kubectl apply -f).
+	Apply string `yaml:"apply"`
+	// AccessLogs are files holding each instance's JSON access log, for the access-log scenario.
+	AccessLogs []string `yaml:"accessLogs"`
+	// HarnessHost is the address at which the gateway reaches the harness's upstream (default 127.0.0.1).
+	HarnessHost string `yaml:"harnessHost"`
+}
+
+// GatewayInstance is one proxy's listeners.
+type GatewayInstance struct {
+	HTTP  string `yaml:"http"`
+	HTTPS string `yaml:"https"`
 }
 
 // Service is a service the harness reaches at a base URL and needs nothing else of. The greeting client must
@@ -49,7 +75,7 @@ type Service struct {
 }
 
 // ServiceNames are the services a target may declare, as scenarios name them in @service-<name> tags.
-var ServiceNames = []string{"authServer", "fortune", "greeting", "configServer", "configApp"}
+var ServiceNames = []string{"authServer", "fortune", "greeting", "gateway", "configServer", "configApp"}
 
 // HasService reports whether the target declares the named service.
 func (t *Target) HasService(name string) bool {
@@ -58,6 +84,8 @@ func (t *Target) HasService(name string) bool {
 		return t.Services.AuthServer != nil
 	case "fortune":
 		return t.Services.Fortune != nil
+	case "gateway":
+		return t.Services.Gateway != nil
 	case "greeting":
 		return t.Services.Greeting != nil
 	case "configServer":
@@ -142,6 +170,11 @@ var Known = map[string]string{
 	"auth.token-lifetimes":     "access_token_validity in a client registration sets the lifetime of its tokens (seconds)",
 	"auth.revocation":          "RFC 7009 revocation at /oauth/revoke; check_token then says the token has been revoked",
 	"fortune.rfc6750-errors":   "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes",
+	"gateway.distinct-absent":  "a request without the header a Distinct selector names is neither counted nor limited by that rule",
+	"gateway.all-units":        "units beyond Minute (Second is used), with fixed windows aligned to the epoch",
+	"gateway.https":            "the route is served and limited on an HTTPS listener too (GET and HEAD)",
+	"gateway.instances":        "two gateway instances (declared in the target) share one Global counter",
+	"gateway.access-log":       "a JSON access log with the fields of spec 6.3, readable from files the target names",
 	"greeting.error-pages":     "a denied consent renders a page that says access was denied",
 	"config.profile-lists":     "several comma-separated profiles in one request, the last one winning",
 	"config.shared-files":      "application.yml and application-<profile>.yml apply to every application",
@@ -214,6 +247,15 @@ func (t *Target) applyDefaults() {
 			svc.URL = strings.TrimRight(svc.URL, "/")
 		}
 	}
+	if g := t.Services.Gateway; g != nil {
+		if g.HarnessHost == "" {
+			g.HarnessHost = "127.0.0.1"
+		}
+		for i := range g.Instances {
+			g.Instances[i].HTTP = strings.TrimRight(g.Instances[i].HTTP, "/")
+			g.Instances[i].HTTPS = strings.TrimRight(g.Instances[i].HTTPS, "/")
+		}
+	}
 	if ca := t.Services.ConfigApp; ca != nil {
 		if ca.StartTimeout == 0 {
 			ca.StartTimeout = Duration(60 * time.Second)
@@ -229,9 +271,10 @@ func (t *Target) applyDefaults() {
 
 func (t *Target) validate() []string {
 	var problems []string
-	if t.Services.ConfigServer == nil && t.Services.AuthServer == nil && t.Services.Fortune == nil && t.Services.Greeting == nil {
+	if t.Services == (Services{}) {
 		problems = append(problems, "services: declares no service; name at least one of "+strings.Join(ServiceNames, ", "))
 	}
+	problems = append(problems, t.Services.Gateway.validate()...)
 	if t.Services.ConfigApp != nil && t.Services.ConfigServer == nil {
 		problems = append(problems, "services.configApp: needs services.configServer too: the application reads its configuration there")
 	}
@@ -266,6 +309,30 @@ func (t *Target) validate() []string {
 	}
 	if u := t.Implementation.URL; u != "" {
 		problems = append(problems, checkHTTPURL("implementation.url", u)...)
+	}
+	return problems
+}
+
+func (g *Gateway) validate() []string {
+	if g == nil {
+		return nil
+	}
+	var problems []string
+	if len(g.Instances) == 0 {
+		problems = append(problems, "services.gateway.instances: required: at least one instance with its http (and https) listener URL")
+	}
+	for i, inst := range g.Instances {
+		field := fmt.Sprintf("services.gateway.instances[%d]", i)
+		problems = append(problems, checkHTTPURL(field+".http", inst.HTTP)...)
+		if inst.HTTPS != "" {
+			problems = append(problems, checkHTTPURL(field+".https", inst.HTTPS)...)
+		}
+	}
+	if (g.ManifestDir == "") == (g.Apply == "") {
+		problems = append(problems, "services.gateway: give exactly one of manifestDir (a folder the gateway watches) and apply (a command)")
+	}
+	if g.GatewayName == "" {
+		problems = append(problems, "services.gateway.gatewayName: required: the Gateway resource the scenarios' routes attach to")
 	}
 	return problems
 }

@@ -54,7 +54,7 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 			[]string{`line 3: "soon" is not a positive duration`}},
 		{"unknown fields", "services:\n  configServer:\n    urll: http://x\n  gatway: {}\n",
 			[]string{"services.configServer.urll: unknown field (line 3)", "known here: url, repository",
-				"services.gatway: unknown field (line 4)", "known here: authServer, fortune, greeting, configServer, configApp"}},
+				"services.gatway: unknown field (line 4)", "known here: authServer, fortune, greeting, configServer, configApp, gateway"}},
 		{"bad url and missing repo", "services:\n  configServer:\n    url: localhost:8888\n",
 			[]string{`services.configServer.url: "localhost:8888" is not an absolute http(s) URL`,
 				"services.configServer.repository.uri: required"}},

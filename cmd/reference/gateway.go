@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/gateway"
+	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
+	"github.com/fortune-tck/fortune-tck/reference/gateway/ratelimit"
+)
+
+func gatewayService() *service {
+	return &service{
+		name:       "gateway",
+		summary:    "gateway (Envoy Gateway manifests: routes and BackendTrafficPolicy rate limits)",
+		port:       gateway.DemoHTTPPort,
+		ownSockets: true,
+		notes: "The Gateway manifests in --config decide the ports (--port-offset shifts them all) and\n" +
+			"protocols; the directory is reloaded when it changes, and refused whole (the last good\n" +
+			"configuration stays) when it does not validate. One JSON access-log line per request goes\n" +
+			"to --access-log; the gateway's own logs go to stderr.\n\n" + gateway.Support + "\n\n",
+		flags: gatewayFlags,
+		demo:  gatewayDemo,
+	}
+}
+
+func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
+	dir := fs.String("config", "", "directory of manifests (*.yaml, *.yml): Gateway, HTTPRoute, Backend, BackendTrafficPolicy, Secret (required)")
+	redisURL := fs.String("redis", "", "Redis URL of the Global rate-limit counters, shared by every gateway using it, e.g. redis://127.0.0.1:6379/0 (default: this process's memory)")
+	failClosed := fs.Bool("rate-limit-fail-closed", false, "while Redis cannot be reached, refuse requests of limited routes (500, response flag RLSE) instead of letting them pass")
+	offset := fs.Int("port-offset", 0, "added to every listener port, to run several gateways on one host (reference only; Envoy Gateway has no such flag)")
+	accessLog := fs.String("access-log", "-", "where the JSON access log goes: - for stdout, or a file (appended to)")
+	return func(_ context.Context, log *slog.Logger) (*instance, error) {
+		if *dir == "" {
+			return nil, usageError{errors.New("--config is required (the directory of manifests)")}
+		}
+		if *offset < -65535 || *offset > 65535 {
+			return nil, usageError{fmt.Errorf("invalid --port-offset %d; valid: -65535 to 65535", *offset)}
+		}
+		if *redisURL != "" {
+			if err := ratelimit.CheckRedisURL(*redisURL); err != nil {
+				return nil, usageError{fmt.Errorf("--redis: %w", err)}
+			}
+		}
+		w, closeLog, err := openAccessLog(*accessLog)
+		if err != nil {
+			return nil, err
+		}
+		host := "127.0.0.1"
+		if f := fs.Lookup("host"); f != nil {
+			host = f.Value.String()
+		}
+		return startGateway(gateway.Options{
+			Dir: *dir, Host: host, PortOffset: *offset, RedisURL: *redisURL, FailClosed: *failClosed,
+			AccessLog: w, Logger: log,
+		}, closeLog)
+	}
+}
+
+// openAccessLog opens the access log: stdout for "-", else a file appended to.
+func openAccessLog(path string) (io.Writer, func() error, error) {
+	if path == "-" || path == "" {
+		return os.Stdout, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--access-log: %w", err)
+	}
+	return f, f.Close, nil
+}
+
+// startGateway starts the gateway; its listeners are bound by then.
+func startGateway(o gateway.Options, closeLog func() error) (*instance, error) {
+	g, err := gateway.Start(o)
+	if err != nil {
+		_ = closeLog()
+		var errs manifest.Errors
+		if errors.As(err, &errs) {
+			return nil, fmt.Errorf("configuration %s refused:\n  %s", o.Dir, strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		}
+		return nil, err
+	}
+	inst := &instance{failed: g.Err(), close: func() error {
+		err := g.Close()
+		return errors.Join(err, closeLog())
+	}}
+	for _, l := range g.Listeners() {
+		inst.addrs = append(inst.addrs, l.Addr)
+	}
+	if ls := g.Listeners(); len(ls) > 0 {
+		inst.url = listenerURL(o.Host, ls[0])
+	}
+	return inst, nil
+}
+
+// gatewayDemo runs the gateway of `reference up` on the demo configuration
+// in DATA/gateway, routing fortune.example.local to the stack's quote
+// source, with the spec's example policy (3 per minute per x-user-id).
+func gatewayDemo(_ context.Context, st *stack) (*instance, error) {
+	dir := filepath.Join(st.dataDir, "gateway")
+	quotes, err := loopbackAddr(st.urls["quotes"])
+	if err != nil {
+		return nil, err
+	}
+	created, err := gateway.WriteDemo(dir, quotes)
+	if err != nil {
+		return nil, err
+	}
+	o := gateway.Options{Dir: dir, Host: st.host, AccessLog: st.stdout, Logger: st.log.With("service", "gateway")}
+	if port := portOf(st.urls["gateway"]); port == 0 {
+		o.FreePorts = true
+	} else {
+		o.PortOffset = port - gateway.DemoHTTPPort
+	}
+	inst, err := startGateway(o, func() error { return nil })
+	if err != nil {
+		return nil, err
+	}
+	inst.hints = gatewayHints(dir, created, inst.addrs, st.host)
+	return inst, nil
+}
+
+// loopbackAddr is the ip:port of a service URL, localhost as 127.0.0.1.
+func loopbackAddr(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Port() == "" {
+		return "", fmt.Errorf("gateway: no address for the quote source (%q)", rawURL)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, u.Port()), nil
+}
+
+func listenerURL(host string, l gateway.Listener) string {
+	_, port, _ := net.SplitHostPort(l.Addr)
+	scheme := "http"
+	if l.Protocol == "HTTPS" {
+		scheme = "https"
+	}
+	return strings.Replace(displayHostPort(host, port), "http://", scheme+"://", 1)
+}
+
+func gatewayHints(dir string, created bool, addrs []string, host string) []string {
+	state := "existing"
+	if created {
+		state = "created now"
+	}
+	hints := []string{"configuration (" + state + "): " + dir + "   (edit a file there: the gateway reloads it)"}
+	if len(addrs) < 2 {
+		return hints
+	}
+	_, httpPort, _ := net.SplitHostPort(addrs[0])
+	_, httpsPort, _ := net.SplitHostPort(addrs[1])
+	hdr := "-H 'Host: " + gateway.DemoHostname + "' -H '" + gateway.DemoUserHeader + ": alice' "
+	return append(hints,
+		"try 4 times (3 per minute per "+gateway.DemoUserHeader+"; the 4th gets 429):",
+		"      curl -i "+hdr+displayHostPort(host, httpPort)+"/api/random",
+		"      curl -ik --resolve "+gateway.DemoHostname+":"+httpsPort+":127.0.0.1 -H '"+gateway.DemoUserHeader+": bob' https://"+
+			gateway.DemoHostname+":"+httpsPort+"/api/random",
+		"access log: one JSON line per request on stdout",
+	)
+}

@@ -1,0 +1,84 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/steps"
+)
+
+// gatewayEnv tells the steps how to reach the gateway: manifests are written into the folder it watches, or
+// given to the target's apply command; access logs are read from the files the target names.
+func gatewayEnv(g *target.Gateway, opts Options) *steps.Gateway {
+	env := &steps.Gateway{Name: g.GatewayName, HarnessHost: g.HarnessHost, Manifests: opts.Features,
+		Apply: applier(g)}
+	for _, inst := range g.Instances {
+		env.Instances = append(env.Instances, steps.GatewayInstance{HTTP: inst.HTTP, HTTPS: inst.HTTPS})
+	}
+	if len(g.AccessLogs) > 0 {
+		env.AccessLog = func() (string, error) { return readAll(g.AccessLogs) }
+	}
+	return env
+}
+
+func applier(g *target.Gateway) func(context.Context, string, []byte) error {
+	if g.ManifestDir != "" {
+		return func(_ context.Context, name string, manifest []byte) error {
+			return writeAtomically(filepath.Join(g.ManifestDir, name+".yaml"), manifest)
+		}
+	}
+	return func(ctx context.Context, name string, manifest []byte) error {
+		f, err := os.CreateTemp("", "tck-manifest-*.yaml")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		if _, err := f.Write(manifest); err != nil {
+			f.Close()
+			return err
+		}
+		f.Close()
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", g.Apply)
+		cmd.Env = append(os.Environ(), "TCK_MANIFEST="+f.Name(), "TCK_MANIFEST_NAME="+name)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("services.gateway.apply failed for %s: %w\n%s", name, err, out)
+		}
+		return nil
+	}
+}
+
+// writeAtomically writes a file through a rename, so a watching gateway never reads half a manifest.
+func writeAtomically(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tck-*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing into services.gateway.manifestDir: %w", err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func readAll(paths []string) (string, error) {
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("reading the gateway's access log (services.gateway.accessLogs): %w", err)
+		}
+		b.Write(data)
+		b.WriteString("\n")
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,145 @@
+// Package accesslog writes one JSON object per request, in Envoy Gateway's
+// default access-log format: the same keys in the same order, every value a
+// string, "-" where Envoy prints "-" (a value that does not exist, such as
+// the upstream of a request refused by the rate limit). Unlike Envoy, whose
+// default is a text format that looks like JSON, values are escaped, so a
+// line is always valid JSON.
+package accesslog
+
+import (
+	"io"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Entry is one request.
+type Entry struct {
+	Start    time.Time
+	Method   string
+	Path     string // the request target as received (x-envoy-origin-path)
+	Protocol string // HTTP/1.1, HTTP/2
+	// Code is the status sent; 0 when none was (the client went away).
+	Code    int
+	Flags   string // Envoy response flags: RL, RLSE, NR, UF, UC, DC; empty for none
+	Details string // Envoy response code details: via_upstream, request_rate_limited...
+	// Received and Sent are body bytes.
+	Received, Sent int64
+	Duration       time.Duration
+	// UpstreamTime is the time the upstream took to answer with headers;
+	// negative when there was no upstream answer.
+	UpstreamTime     time.Duration
+	XForwardedFor    string // as sent upstream
+	UserAgent        string
+	RequestID        string
+	Authority        string
+	UpstreamHost     string
+	UpstreamCluster  string
+	UpstreamLocal    string
+	DownstreamLocal  string
+	DownstreamRemote string
+	ServerName       string // TLS SNI
+	RouteName        string
+}
+
+// Writer writes entries, one line each, with one Write call per line so
+// that concurrent requests never interleave.
+type Writer struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+// New returns a Writer to w.
+func New(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write writes e as one line.
+func (l *Writer) Write(e *Entry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = e.AppendJSON(l.buf[:0])
+	l.buf = append(l.buf, '\n')
+	_, err := l.w.Write(l.buf)
+	return err
+}
+
+// AppendJSON appends e as a JSON object.
+func (e *Entry) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = field(b, "start_time", e.Start.UTC().Format("2006-01-02T15:04:05.000Z"), true)
+	b = field(b, "method", e.Method, false)
+	b = field(b, "x-envoy-origin-path", e.Path, false)
+	b = field(b, "protocol", e.Protocol, false)
+	b = field(b, "response_code", strconv.Itoa(e.Code), false)
+	b = field(b, "response_flags", e.Flags, false)
+	b = field(b, "response_code_details", e.Details, false)
+	b = field(b, "connection_termination_details", "", false)
+	b = field(b, "upstream_transport_failure_reason", "", false)
+	b = field(b, "bytes_received", strconv.FormatInt(e.Received, 10), false)
+	b = field(b, "bytes_sent", strconv.FormatInt(e.Sent, 10), false)
+	b = field(b, "duration", strconv.FormatInt(e.Duration.Milliseconds(), 10), false)
+	b = field(b, "x-envoy-upstream-service-time", millis(e.UpstreamTime), false)
+	b = field(b, "x-forwarded-for", e.XForwardedFor, false)
+	b = field(b, "user-agent", e.UserAgent, false)
+	b = field(b, "x-request-id", e.RequestID, false)
+	b = field(b, ":authority", e.Authority, false)
+	b = field(b, "upstream_host", e.UpstreamHost, false)
+	b = field(b, "upstream_cluster", e.UpstreamCluster, false)
+	b = field(b, "upstream_local_address", e.UpstreamLocal, false)
+	b = field(b, "downstream_local_address", e.DownstreamLocal, false)
+	b = field(b, "downstream_remote_address", e.DownstreamRemote, false)
+	b = field(b, "requested_server_name", e.ServerName, false)
+	b = field(b, "route_name", e.RouteName, false)
+	return append(b, '}')
+}
+
+func millis(d time.Duration) string {
+	if d < 0 {
+		return ""
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10)
+}
+
+// field appends "key":"value", with "-" for an empty value.
+func field(b []byte, key, value string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = appendString(b, key)
+	b = append(b, ':')
+	if value == "" {
+		value = "-"
+	}
+	return appendString(b, value)
+}
+
+const hex = "0123456789abcdef"
+
+// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,146 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/gateway/accesslog"
+)
+
+// exchange is one request on its way through the gateway: the response
+// writer that counts what is sent, and the access-log entry being filled.
+type exchange struct {
+	w      http.ResponseWriter
+	code   int // the final status sent; 0 until then
+	entry  accesslog.Entry
+	client netip.Addr
+	// upstream is the backend address chosen; upstreamStart when the
+	// proxy began.
+	upstream      string
+	upstreamStart time.Time
+	// limited is set when rate-limit headers were set: the upstream's own
+	// are dropped.
+	limited bool
+	// received counts request body bytes; the transport may read the body
+	// in its own goroutine.
+	received atomic.Int64
+}
+
+type exchangeKey struct{}
+
+// newExchange starts the entry of r and gives it an x-request-id.
+func newExchange(w http.ResponseWriter, r *http.Request, start time.Time) *exchange {
+	x := &exchange{w: w}
+	e := &x.entry
+	e.Start, e.Method, e.Path, e.Protocol = start, r.Method, r.RequestURI, protocol(r)
+	e.UpstreamTime = -1
+	e.UserAgent, e.Authority, e.DownstreamRemote = r.UserAgent(), r.Host, r.RemoteAddr
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		x.client = ap.Addr().Unmap()
+	}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		e.DownstreamLocal = a.String()
+	}
+	if r.TLS != nil {
+		e.ServerName = r.TLS.ServerName
+	}
+	e.RequestID = r.Header.Get("X-Request-Id")
+	if e.RequestID == "" {
+		e.RequestID = newRequestID()
+		r.Header.Set("X-Request-Id", e.RequestID)
+	}
+	e.XForwardedFor = forwardedFor(r.Header.Values("X-Forwarded-For"), x.client)
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &countingBody{ReadCloser: r.Body, n: &x.received}
+	}
+	return x
+}
+
+func exchangeOf(ctx context.Context) *exchange {
+	x, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return x
+}
+
+// protocol is the protocol as Envoy logs it.
+func protocol(r *http.Request) string {
+	if r.ProtoMajor == 2 {
+		return "HTTP/2"
+	}
+	return r.Proto
+}
+
+// forwardedFor appends the client to x-forwarded-for, as Envoy does at the
+// edge.
+func forwardedFor(prior []string, client netip.Addr) string {
+	c := ""
+	if client.IsValid() {
+		c = client.String()
+	}
+	if len(prior) == 0 {
+		return c
+	}
+	return strings.Join(prior, ", ") + ", " + c
+}
+
+// Header, WriteHeader, Write, Flush and Unwrap make exchange the
+// http.ResponseWriter the proxy writes to.
+func (x *exchange) Header() http.Header { return x.w.Header() }
+
+func (x *exchange) WriteHeader(code int) {
+	if x.code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		x.code = code
+	}
+	x.w.WriteHeader(code)
+}
+
+func (x *exchange) Write(p []byte) (int, error) {
+	if x.code == 0 {
+		x.code = http.StatusOK
+	}
+	n, err := x.w.Write(p)
+	x.entry.Sent += int64(n)
+	return n, err
+}
+
+func (x *exchange) Flush() { _ = http.NewResponseController(x.w).Flush() }
+
+func (x *exchange) Unwrap() http.ResponseWriter { return x.w }
+
+// reply answers without the upstream.
+func (x *exchange) reply(code int, flags, details, body string) {
+	x.entry.Flags, x.entry.Details = flags, details
+	if body != "" {
+		x.Header().Set("Content-Type", "text/plain")
+	}
+	x.WriteHeader(code)
+	if body != "" {
+		_, _ = io.WriteString(x, body)
+	}
+}
+
+// finish completes the entry once the response is sent.
+func (x *exchange) finish(end time.Time) *accesslog.Entry {
+	e := &x.entry
+	e.Code = x.code
+	e.Received = x.received.Load()
+	e.Duration = end.Sub(e.Start)
+	return e
+}
+
+// countingBody counts the request body bytes the upstream reads.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,382 @@
+package manifest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const validSet = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: eg
+spec:
+  gatewayClassName: eg
+  listeners:
+    - name: http
+      protocol: HTTP
+      port: 10080
+    - name: https
+      protocol: HTTPS
+      port: 10443
+      hostname: "*.example.local"
+      tls:
+        certificateRefs:
+          - name: cert
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: quotes
+  namespace: default
+  creationTimestamp: "2024-01-02T15:04:05Z"
+spec:
+  parentRefs:
+    - name: eg
+  hostnames: ["fortune.example.local"]
+  rules:
+    - matches:
+        - path: {type: PathPrefix, value: /api}
+          headers: [{name: x-env, value: prod}]
+          queryParams: [{name: q, type: RegularExpression, value: "a.*"}]
+          method: GET
+      backendRefs:
+        - group: gateway.envoyproxy.io
+          kind: Backend
+          name: quotes
+        - name: quotes-svc
+          port: 8081
+          weight: 0
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata:
+  name: quotes
+spec:
+  endpoints:
+    - ip: {address: 127.0.0.1, port: 8081}
+    - fqdn: {hostname: quotes.example.local, port: 8081}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: policy
+spec:
+  targetRefs:
+    - group: gateway.networking.k8s.io
+      kind: HTTPRoute
+      name: quotes
+  rateLimit:
+    type: Global
+    global:
+      rules:
+        - clientSelectors:
+            - headers:
+                - name: x-user-id
+                  type: Distinct
+              sourceCIDR: {type: Distinct, value: 10.0.0.1/8}
+              methods: [{value: GET}]
+              path: {value: /api}
+          limit:
+            requests: 3
+            unit: Minute
+          shared: true
+`
+
+func TestParseValidSet(t *testing.T) {
+	set, notices, err := Parse([]File{{Name: "all.yaml", Data: []byte(validSet + secretYAML(t, "cert"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices: %v", notices)
+	}
+	if len(set.Gateways) != 1 || len(set.Routes) != 1 || len(set.Backends) != 1 || len(set.Policies) != 1 || len(set.Secrets) != 1 {
+		t.Fatalf("set: %+v", set)
+	}
+	g := set.Gateways[0]
+	if len(g.Listeners) != 2 || g.Listeners[1].Hostname != "*.example.local" || g.Listeners[1].Certificates[0].Name != "cert" {
+		t.Errorf("gateway: %+v", g.Listeners)
+	}
+	r := set.Routes[0]
+	m := r.Rules[0].Matches[0]
+	if r.Created.Year() != 2024 || m.PathValue != "/api" || m.Method != "GET" || m.Query[0].RE == nil || m.Headers[0].Value != "prod" {
+		t.Errorf("route: %+v %+v", r, m)
+	}
+	if b := r.Rules[0].Backends; b[0].Kind != "Backend" || b[1].Kind != "Service" || b[1].Weight != 0 || b[0].Weight != 1 {
+		t.Errorf("backends: %+v %+v", b[0], b[1])
+	}
+	rule := set.Policies[0].Global[0]
+	sel := rule.Selectors[0]
+	if rule.Requests != 3 || rule.Window != time.Minute || !rule.Shared || sel.Headers[0].Type != MatchDistinct ||
+		sel.Source.Prefix.String() != "10.0.0.0/8" || !sel.Source.Distinct || sel.Methods[0].Method != "GET" || sel.Path.Value != "/api" {
+		t.Errorf("rule: %+v %+v", rule, sel)
+	}
+	if set.Secrets[0].Certificate == nil {
+		t.Error("secret certificate not parsed")
+	}
+}
+
+// TestParseErrors checks that every refusal names the file, the resource
+// and the field a person has to edit.
+func TestParseErrors(t *testing.T) {
+	route := func(spec string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n" + spec
+	}
+	policy := func(spec string) string {
+		return "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: p, namespace: ns}\nspec:\n" + spec
+	}
+	const target = "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n"
+	gateway := func(listeners string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n  listeners:\n" + listeners
+	}
+	tests := []struct {
+		name, yaml, resource, field, msg string
+	}{
+		{"syntax", "kind: [", "document 1", "", "invalid YAML"},
+		{"not an object", "- a\n- b\n", "document 1", "", "must be an object"},
+		{"no kind", "apiVersion: v1\nmetadata: {name: x}\n", "document 1", "kind", "is required"},
+		{"no name", "apiVersion: v1\nkind: Secret\nmetadata: {}\n", "document 1", "metadata.name", "is required"},
+		{"bad name", "apiVersion: v1\nkind: Secret\nmetadata: {name: Bad_Name}\n", "Secret default/Bad_Name", "metadata.name", "not a valid name"},
+		{"bad namespace", "apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: a.b}\n", "Secret a.b/a", "metadata.namespace", "not a valid namespace"},
+		{"bad timestamp", "apiVersion: v1\nkind: Secret\nmetadata: {name: a, creationTimestamp: yesterday}\n", "Secret default/a", "metadata.creationTimestamp", "RFC 3339"},
+		{"wrong version", "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: HTTPRoute\nmetadata: {name: r}\n", "HTTPRoute default/r", "apiVersion", "not served for kind HTTPRoute"},
+		{"duplicate key", route("  hostnames: [a.example]\n  hostnames: [b.example]\n"), "HTTPRoute default/r", "spec.hostnames", "appears twice"},
+		{"duplicate resource", route("  rules: []\n") + "---\n" + route("  rules: []\n"), "HTTPRoute default/r", "metadata.name", "defined twice (first in f.yaml:1)"},
+		{"list item", "apiVersion: v1\nkind: List\nitems:\n  - " + strings.ReplaceAll(route("  hostnames: [\"Bad\"]\n"), "\n", "\n    "), "HTTPRoute default/r", "items[0].spec.hostnames[0]", "not a valid hostname"},
+
+		{"gateway no listeners", gateway("    []\n"), "Gateway default/g", "", ""},
+		{"listener port", gateway("    - {name: h, protocol: HTTP, port: 0}\n"), "Gateway default/g", "spec.listeners[0].port", "from 1 to 65535"},
+		{"listener port string", gateway("    - {name: h, protocol: HTTP, port: \"80\"}\n"), "Gateway default/g", "spec.listeners[0].port", "must be an integer"},
+		{"listener protocol", gateway("    - {name: h, protocol: HTTP3, port: 80}\n"), "Gateway default/g", "spec.listeners[0].protocol", "unsupported protocol \"HTTP3\""},
+		{"listener name twice", gateway("    - {name: h, protocol: HTTP, port: 80}\n    - {name: h, protocol: HTTP, port: 81}\n"), "Gateway default/g", "spec.listeners[1].name", "used twice"},
+		{"http with tls", gateway("    - {name: h, protocol: HTTP, port: 80, tls: {}}\n"), "Gateway default/g", "spec.listeners[0].tls", "must not be set"},
+		{"listener hostname", gateway("    - {name: h, protocol: HTTP, port: 80, hostname: 10.0.0.1}\n"), "Gateway default/g", "spec.listeners[0].hostname", "no IP address"},
+		{"tls mode", gateway("    - {name: h, protocol: HTTPS, port: 443, tls: {mode: Mirror}}\n"), "Gateway default/g", "spec.listeners[0].tls.mode", "valid: Terminate, Passthrough"},
+		{"allowed from", gateway("    - {name: h, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Some}}}\n"), "Gateway default/g", "spec.listeners[0].allowedRoutes.namespaces.from", "unsupported value"},
+
+		{"path type", route("  rules:\n    - matches: [{path: {type: Prefix, value: /}}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].path.type", `unsupported value "Prefix"; valid: Exact, PathPrefix, RegularExpression`},
+		{"path value", route("  rules:\n    - matches: [{path: {value: api}}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].path.value", "must start with /"},
+		{"path dots", route("  rules:\n    - matches: [{path: {value: /a/../b}}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].path.value", "must not contain"},
+		{"path regex", route("  rules:\n    - matches: [{path: {type: RegularExpression, value: \"(\"}}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].path.value", "invalid regular expression"},
+		{"header name", route("  rules:\n    - matches: [{headers: [{name: \"a b\", value: x}]}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].headers[0].name", "not a valid HTTP header name"},
+		{"header value", route("  rules:\n    - matches: [{headers: [{name: a}]}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].headers[0].value", "is required"},
+		{"method", route("  rules:\n    - matches: [{method: get}]\n"), "HTTPRoute default/r", "spec.rules[0].matches[0].method", "unsupported value \"get\""},
+		{"backend port", route("  rules:\n    - backendRefs: [{name: svc}]\n"), "HTTPRoute default/r", "spec.rules[0].backendRefs[0].port", "required for a Service"},
+		{"backend weight", route("  rules:\n    - backendRefs: [{name: svc, port: 80, weight: -1}]\n"), "HTTPRoute default/r", "spec.rules[0].backendRefs[0].weight", "from 0 to 1000000"},
+		{"route hostname", route("  hostnames: [\"*\"]\n"), "HTTPRoute default/r", "spec.hostnames[0]", "not a valid hostname"},
+		{"parent name", route("  parentRefs: [{}]\n"), "HTTPRoute default/r", "spec.parentRefs[0].name", "is required"},
+		{"rules not a list", route("  rules: {a: 1}\n"), "HTTPRoute default/r", "spec.rules", "must be a list"},
+
+		{"backend no endpoints", "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: b}\nspec: {}\n", "Backend default/b", "spec.endpoints", "at least one endpoint"},
+		{"backend ip", "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: b}\nspec:\n  endpoints: [{ip: {address: localhost, port: 80}}]\n", "Backend default/b", "spec.endpoints[0].ip.address", "not an IP address"},
+		{"backend both", "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: b}\nspec:\n  endpoints: [{ip: {address: 127.0.0.1, port: 80}, fqdn: {hostname: a, port: 80}}]\n", "Backend default/b", "spec.endpoints[0]", "exactly one of ip, fqdn or unix"},
+		{"backend port", "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: b}\nspec:\n  endpoints: [{fqdn: {hostname: a.example}}]\n", "Backend default/b", "spec.endpoints[0].fqdn.port", "is required"},
+
+		{"policy no target", policy("  rateLimit: {type: Global, global: {rules: []}}\n"), "BackendTrafficPolicy ns/p", "spec.targetRefs", "is required"},
+		{"policy both targets", policy(target + "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}\n"), "BackendTrafficPolicy ns/p", "spec.targetRefs", "not both"},
+		{"policy target group", policy("  targetRefs: [{group: apps, kind: HTTPRoute, name: r}]\n"), "BackendTrafficPolicy ns/p", "spec.targetRefs[0].group", "must be gateway.networking.k8s.io"},
+		{"policy target kind", policy("  targetRefs: [{group: gateway.networking.k8s.io, kind: Service, name: r}]\n"), "BackendTrafficPolicy ns/p", "spec.targetRefs[0].kind", "unsupported value \"Service\""},
+		{"policy section", policy("  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r, sectionName: a}\n"), "BackendTrafficPolicy ns/p", "spec.targetRef.sectionName", "not supported"},
+		{"rate limit type", policy(target + "  rateLimit: {type: Regional}\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.type", "valid: Global, Local"},
+		{"global missing", policy(target + "  rateLimit: {type: Global}\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global", "required when type is Global"},
+		{"unit", policy(target + "  rateLimit:\n    global:\n      rules: [{limit: {requests: 3, unit: Minutes}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].limit.unit", `unsupported value "Minutes"; valid: Second, Minute, Hour, Day, Week, Month, Year`},
+		{"requests", policy(target + "  rateLimit:\n    global:\n      rules: [{limit: {requests: -1, unit: Minute}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].limit.requests", "from 0 to"},
+		{"requests string", policy(target + "  rateLimit:\n    global:\n      rules: [{limit: {requests: three, unit: Minute}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].limit.requests", "must be an integer"},
+		{"no limit", policy(target + "  rateLimit:\n    local:\n      rules: [{}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.local.rules[0].limit", "is required"},
+		{"empty selector", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0]", "at least one of headers"},
+		{"distinct value", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x, type: Distinct, value: a}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].value", "must not be set for type Distinct"},
+		{"exact no value", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].value", "required for type Exact"},
+		{"header type", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x, type: Prefix, value: a}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].type", "valid: Exact, RegularExpression, Distinct"},
+		{"header regex", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x, type: RegularExpression, value: \"[\"}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].value", "invalid regular expression"},
+		{"cidr", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{sourceCIDR: {value: 10.0.0.1}}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].sourceCIDR.value", "not a CIDR"},
+		{"shared", policy(target + "  rateLimit:\n    global:\n      rules: [{shared: yes, limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].shared", "must be true or false"},
+
+		{"secret no key", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: kubernetes.io/tls\ndata: {tls.crt: AAAA}\n", "Secret default/s", "data.tls.key", "is required"},
+		{"secret base64", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: kubernetes.io/tls\ndata: {tls.crt: \"!!\", tls.key: AAAA}\n", "Secret default/s", "data.tls.crt", "not base64"},
+		{"secret pair", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: kubernetes.io/tls\nstringData: {tls.crt: a, tls.key: b}\n", "Secret default/s", "stringData.tls.crt", "not a usable key pair"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, _, err := Parse([]File{{Name: "f.yaml", Data: []byte(tt.yaml)}})
+			if tt.msg == "" { // valid: nothing to refuse
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var errs Errors
+			if !errors.As(err, &errs) || set != nil {
+				t.Fatalf("want Errors and no set, got %v, %v", set, err)
+			}
+			for _, e := range errs {
+				if e.File == "f.yaml" && e.Resource == tt.resource && e.Field == tt.field && strings.Contains(e.Msg, tt.msg) {
+					if !strings.HasPrefix(e.Error(), "f.yaml:") {
+						t.Errorf("message does not start with the file: %s", e)
+					}
+					return
+				}
+			}
+			t.Fatalf("no error with resource %q, field %q, message %q in:\n%v", tt.resource, tt.field, tt.msg, err)
+		})
+	}
+}
+
+func TestParseErrorsOfSeveralFilesAreAllReported(t *testing.T) {
+	_, _, err := Parse([]File{
+		{Name: "a.yaml", Data: []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: A}\n")},
+		{Name: "b.yaml", Data: []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: B}\n")},
+	})
+	if err == nil || !strings.Contains(err.Error(), "a.yaml:3: Secret default/A: metadata.name:") || !strings.Contains(err.Error(), "b.yaml:3") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestParseNoticesFieldsNotImplemented(t *testing.T) {
+	y := `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: r
+  labels: {a: b}
+spec:
+  parentRefs: [{name: g}]
+  rules:
+    - filters: [{type: RequestHeaderModifier}]
+      timeouts: {request: 1s}
+      backendRefs: [{name: s, port: 80}]
+status: {parents: []}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  retry: {numRetries: 3}
+  rateLimit:
+    local:
+      rules:
+        - limit: {requests: 1, unit: Second}
+          cost: {request: {from: Number, number: 2}}
+          shadowMode: true
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g}
+spec:
+  gatewayClassName: eg
+  listeners:
+    - {name: tcp, protocol: TCP, port: 9000}
+    - {name: h, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {}}}}
+  infrastructure: {}
+`
+	set, notices, err := Parse([]File{{Name: "n.yaml", Data: []byte(y)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range notices {
+		got = append(got, n.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"n.yaml:9: HTTPRoute default/r: spec.rules[0].filters: filters are not implemented",
+		"n.yaml:10: HTTPRoute default/r: spec.rules[0].timeouts: not implemented by this gateway; ignored",
+		"BackendTrafficPolicy default/p: spec.retry: not implemented",
+		"BackendTrafficPolicy default/p: spec.rateLimit.local.rules[0].cost: not implemented",
+		"spec.rateLimit.local.rules[0].shadowMode: shadowMode only applies to Global",
+		"n.yaml:27: document 3: kind GatewayClass (gateway.networking.k8s.io/v1) is not implemented",
+		"Gateway default/g: spec.listeners[0].protocol: protocol TCP is not implemented by this gateway; listener \"tcp\" is not served",
+		"Gateway default/g: spec.listeners[1].allowedRoutes.namespaces.from: namespace selectors are not implemented",
+		"Gateway default/g: spec.infrastructure: not implemented",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notices lack %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "labels") || strings.Contains(all, "status") {
+		t.Errorf("metadata and status must be skipped quietly:\n%s", all)
+	}
+	if len(set.Gateways[0].Listeners) != 1 || set.Policies[0].Local[0].Shadow {
+		t.Errorf("set: %+v %+v", set.Gateways[0].Listeners, set.Policies[0].Local[0])
+	}
+}
+
+func TestParseDefaults(t *testing.T) {
+	y := "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  rules: [{}]\n---\n---\n# only a comment\n"
+	set, _, err := Parse([]File{{Name: "d.yaml", Data: []byte(y)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Routes[0].Rules[0].Matches[0]
+	if set.Routes[0].Namespace != "default" || m.PathType != PathPrefix || m.PathValue != "/" {
+		t.Fatalf("%+v %+v", set.Routes[0].Meta, m)
+	}
+}
+
+func TestReadDirReadsOnlyManifests(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"b.yaml":    "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n",
+		"a.YML":     "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n",
+		".#a.yaml":  "broken: [",
+		"notes.txt": "broken: [",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	set, _, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Secrets) != 2 || set.Secrets[0].Name != "a" || set.Secrets[0].File != filepath.Join(dir, "a.YML") {
+		t.Fatalf("%+v", set.Secrets)
+	}
+	if _, _, err := LoadDir(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("a missing directory must be an error")
+	}
+}
+
+// secretYAML is a kubernetes.io/tls Secret holding a fresh self-signed
+// certificate.
+func secretYAML(t testing.TB, name string) string {
+	crt, key := selfSigned(t)
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + "}\ntype: kubernetes.io/tls\ndata:\n" +
+		"  tls.crt: " + base64.StdEncoding.EncodeToString(crt) + "\n  tls.key: " + base64.StdEncoding.EncodeToString(key) + "\n"
+}
+
+func selfSigned(t testing.TB) (crt, key []byte) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"test.example"}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+}

@@ -1,0 +1,237 @@
+package manifest
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// Units are the rate-limit units and their windows: fixed blocks aligned
+// to the Unix epoch, as envoyproxy/ratelimit counts them (a Month is 30
+// days, a Year 365). Envoy Gateway's API lists all but Week, which the
+// rate-limit service also knows.
+var Units = map[string]time.Duration{
+	"Second": time.Second,
+	"Minute": time.Minute,
+	"Hour":   time.Hour,
+	"Day":    24 * time.Hour,
+	"Week":   7 * 24 * time.Hour,
+	"Month":  30 * 24 * time.Hour,
+	"Year":   365 * 24 * time.Hour,
+}
+
+var unitNames = []string{"Second", "Minute", "Hour", "Day", "Week", "Month", "Year"}
+
+// targetKinds are the kinds Envoy Gateway accepts in a policy target;
+// this gateway serves Gateway and HTTPRoute.
+var targetKinds = []string{"Gateway", "HTTPRoute", "GRPCRoute", "UDPRoute", "TCPRoute", "TLSRoute"}
+
+// readPolicy reads a BackendTrafficPolicy: its targets and rate limits.
+// Its other features (retries, timeouts, circuit breakers...) are noticed
+// field by field by done.
+func readPolicy(set *Set, m Meta, o *object) {
+	spec := o.child("spec")
+	p := &BackendTrafficPolicy{Meta: m}
+	p.Targets = readTargets(spec)
+	if rl := spec.child("rateLimit"); rl.present() {
+		readRateLimit(rl, p)
+	}
+	spec.done()
+	set.Policies = append(set.Policies, p)
+}
+
+// readTargets reads targetRefs, or the deprecated single targetRef
+// (exactly one of them, as Envoy Gateway's validation requires).
+func readTargets(spec *object) []Ref {
+	if spec.has("targetSelectors") {
+		spec.d.notice(spec.line("targetSelectors"), spec.field("targetSelectors"), "target selectors are "+notImplemented)
+		spec.ignore("targetSelectors")
+	}
+	var refs []*object
+	switch {
+	case spec.has("targetRef") && spec.has("targetRefs"):
+		spec.errorf("targetRefs", "either targetRef or targetRefs must be used, not both")
+		spec.ignore("targetRef", "targetRefs")
+	case spec.has("targetRef"):
+		refs = []*object{spec.child("targetRef")}
+	case spec.has("targetRefs"):
+		refs = spec.objects("targetRefs")
+	default:
+		spec.errorf("targetRefs", "is required (the routes or gateways the policy applies to)")
+	}
+	var out []Ref
+	for _, r := range refs {
+		ref := Ref{Field: r.path, Line: lineOf(r.node, r.d.line)}
+		ref.Group = r.requiredStr("group")
+		if ref.Group != "" && ref.Group != GatewayAPIGroup {
+			r.errorf("group", "must be %s", GatewayAPIGroup)
+		}
+		ref.Kind = r.enum("kind", "", targetKinds...)
+		if !r.has("kind") {
+			r.errorf("kind", "is required")
+		}
+		ref.Name = r.name("name")
+		if r.has("sectionName") {
+			r.errorf("sectionName", "is not supported by this policy (as in Envoy Gateway)")
+		}
+		r.ignore("namespace") // policy targets are local; Envoy Gateway ignores it too
+		r.done()
+		out = append(out, ref)
+	}
+	return out
+}
+
+// readRateLimit reads rateLimit. The deprecated type names the one block in
+// use; without it, global and local may both be given and both apply.
+func readRateLimit(o *object, p *BackendTrafficPolicy) {
+	typ := o.enum("type", "", "Global", "Local")
+	if typ == "Global" && !o.has("global") {
+		o.errorf("global", "is required when type is Global")
+	}
+	if typ == "Local" && !o.has("local") {
+		o.errorf("local", "is required when type is Local")
+	}
+	if typ == "" && !o.has("global") && !o.has("local") && !o.has("type") {
+		o.d.errorf(o.node, o.path, "global or local is required")
+	}
+	if g := o.child("global"); g.present() {
+		if !g.has("rules") {
+			g.errorf("rules", "is required")
+		}
+		p.Global = readRules(g, true)
+		if p.Global == nil {
+			p.Global = []*RateLimitRule{}
+		}
+		g.done()
+	}
+	if l := o.child("local"); l.present() {
+		p.Local = readRules(l, false)
+		if p.Local == nil {
+			p.Local = []*RateLimitRule{}
+		}
+		l.done()
+	}
+	o.done()
+}
+
+func readRules(o *object, global bool) []*RateLimitRule {
+	var rules []*RateLimitRule
+	for _, ro := range o.objects("rules") {
+		if r := readRule(ro, global); r != nil {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+func readRule(o *object, global bool) *RateLimitRule {
+	r := &RateLimitRule{Field: o.path}
+	lim := o.child("limit")
+	if !lim.present() {
+		o.errorf("limit", "is required")
+	}
+	if !lim.has("requests") && lim.present() {
+		lim.errorf("requests", "is required")
+	}
+	r.Requests, _ = lim.integer("requests", 0, 1<<32-1)
+	if !lim.has("unit") && lim.present() {
+		lim.errorf("unit", "is required")
+	}
+	r.Unit = lim.enum("unit", "", unitNames...)
+	r.Window = Units[r.Unit]
+	lim.done()
+	for _, so := range o.objects("clientSelectors") {
+		r.Selectors = append(r.Selectors, readSelector(so))
+	}
+	r.Shared = o.boolean("shared")
+	if o.has("shadowMode") && !global {
+		o.d.notice(o.line("shadowMode"), o.field("shadowMode"), "shadowMode only applies to Global rate limits; ignored")
+	}
+	r.Shadow = o.boolean("shadowMode") && global
+	o.done()
+	return r
+}
+
+// readSelector reads one client selector: every condition given must hold.
+func readSelector(o *object) *ClientSelector {
+	s := &ClientSelector{}
+	if !o.has("headers") && !o.has("methods") && !o.has("path") && !o.has("sourceCIDR") {
+		o.d.errorf(o.node, o.path, "at least one of headers, methods, path or sourceCIDR must be specified")
+	}
+	for _, ho := range o.objects("headers") {
+		s.Headers = append(s.Headers, readHeaderSelector(ho))
+	}
+	for _, mo := range o.objects("methods") {
+		m := &MethodSelector{Method: mo.enum("value", "", methods...), Invert: mo.boolean("invert")}
+		if !mo.has("value") {
+			mo.errorf("value", "is required")
+		}
+		mo.done()
+		s.Methods = append(s.Methods, m)
+	}
+	if po := o.child("path"); po.present() {
+		s.Path = readPathSelector(po)
+	}
+	if co := o.child("sourceCIDR"); co.present() {
+		s.Source = readSourceSelector(co)
+	}
+	o.done()
+	return s
+}
+
+func readHeaderSelector(o *object) *HeaderSelector {
+	h := &HeaderSelector{Name: o.headerName("name"), Type: o.enum("type", MatchExact, MatchExact, MatchRegex, MatchDistinct)}
+	switch h.Type {
+	case MatchDistinct:
+		if o.has("value") {
+			o.errorf("value", "must not be set for type Distinct (every distinct value gets its own counter)")
+		}
+		if o.boolean("invert") {
+			o.errorf("invert", "must not be set for type Distinct")
+		}
+		o.ignore("value")
+	case MatchExact, MatchRegex:
+		if !o.has("value") {
+			o.errorf("value", "is required for type %s", h.Type)
+		}
+		h.Value = o.str("value")
+		if h.Type == MatchRegex {
+			h.RE = o.regex("value", h.Value)
+		}
+		h.Invert = o.boolean("invert")
+	}
+	o.done()
+	return h
+}
+
+func readPathSelector(o *object) *PathSelector {
+	p := &PathSelector{Type: o.enum("type", PathPrefix, PathExact, PathPrefix, PathRegex), Value: "/"}
+	if o.has("value") {
+		p.Value = o.str("value")
+	}
+	if p.Type == PathRegex {
+		p.RE = o.regex("value", p.Value)
+	} else if msg := badPath(p.Value); msg != "" {
+		o.errorf("value", "%q %s", p.Value, msg)
+	}
+	p.Invert = o.boolean("invert")
+	o.done()
+	return p
+}
+
+func readSourceSelector(o *object) *SourceSelector {
+	s := &SourceSelector{Distinct: o.enum("type", "Exact", "Exact", "Distinct") == "Distinct"}
+	v := o.requiredStr("value")
+	if v != "" {
+		prefix, err := netip.ParsePrefix(v)
+		if err != nil {
+			o.errorf("value", "%q is not a CIDR (e.g. 192.168.0.0/16 or 2001:db8::/64)", v)
+		}
+		s.Prefix = prefix.Masked()
+	}
+	o.done()
+	return s
+}
+
+// String is "<requests>/<unit>", for logs.
+func (r *RateLimitRule) String() string { return fmt.Sprintf("%d/%s", r.Requests, r.Unit) }

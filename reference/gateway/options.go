@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultHost     = "127.0.0.1"
+	DefaultRescan   = 10 * time.Second
+	DefaultDebounce = 200 * time.Millisecond
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Dir holds the manifests (*.yaml, *.yml). Required.
+	Dir string
+	// Host is the address every listener binds (default 127.0.0.1).
+	Host string
+	// PortOffset is added to every listener port, so that several
+	// gateways with the same manifests can run on one host. Envoy Gateway
+	// has no such setting: it is the reference's own.
+	PortOffset int
+	// FreePorts binds every listener on a free port instead (tests, and
+	// `reference up` under test); Listeners tells where.
+	FreePorts bool
+	// RedisURL keeps Global counters in Redis, shared by every gateway
+	// using it (redis://host:port/db). Empty: in this process's memory.
+	RedisURL string
+	// FailClosed refuses requests (500, flag RLSE) while Redis cannot be
+	// reached; by default they pass.
+	FailClosed bool
+	// AccessLog receives one JSON line per request (default os.Stdout).
+	AccessLog io.Writer
+	// Logger receives the gateway's own logs (default: discarded).
+	Logger *slog.Logger
+	// Rescan is how often the directory is read again in case a change was
+	// not notified (default 10s); Debounce is how long to wait for a burst
+	// of changes to end before reloading (default 200ms).
+	Rescan, Debounce time.Duration
+	// Now is the clock of rate-limit windows (default time.Now).
+	Now func() time.Time
+}
+
+func (o *Options) defaults() error {
+	if o.Dir == "" {
+		return errors.New("gateway: a configuration directory is required")
+	}
+	if o.PortOffset < -65535 || o.PortOffset > 65535 {
+		return fmt.Errorf("gateway: port offset %d out of range", o.PortOffset)
+	}
+	if o.Host == "" {
+		o.Host = DefaultHost
+	}
+	if o.AccessLog == nil {
+		o.AccessLog = os.Stdout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Rescan <= 0 {
+		o.Rescan = DefaultRescan
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
