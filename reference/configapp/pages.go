@@ -6,6 +6,8 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/negotiate"
 )
 
 //go:embed templates/*.html
@@ -63,7 +65,7 @@ func (a *App) serveQuote(w http.ResponseWriter, r *http.Request, s *snapshot) {
 // render answers the model as JSON when asked for, and as the page otherwise.
 func render(w http.ResponseWriter, r *http.Request, status int, page string, model any) {
 	w.Header().Set("Vary", "Accept")
-	if wantsJSON(r) {
+	if negotiate.WantsJSON(r) {
 		writeJSON(w, status, model)
 		return
 	}

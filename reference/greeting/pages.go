@@ -5,6 +5,8 @@ import (
 	"embed"
 	"html/template"
 	"net/http"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/negotiate"
 )
 
 //go:embed templates/*.html
@@ -37,7 +39,7 @@ type errorJSON struct {
 }
 
 func (s *Server) renderFortune(w http.ResponseWriter, r *http.Request, v *viewer, fortune string) {
-	if wantsJSON(r) {
+	if negotiate.WantsJSON(r) {
 		writeJSON(w, http.StatusOK, fortuneJSON{User: v.user, Fortune: fortune})
 		return
 	}
@@ -50,7 +52,7 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int,
 	if v != nil {
 		m.User, m.CSRF, m.SignedIn = v.user, v.csrf, true
 	}
-	if wantsJSON(r) {
+	if negotiate.WantsJSON(r) {
 		writeJSON(w, status, errorJSON{Error: message, User: m.User})
 		return
 	}

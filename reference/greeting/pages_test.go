@@ -24,19 +24,6 @@ func TestPagesEscape(t *testing.T) {
 	}
 }
 
-func TestWantsJSON(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"application/json": true, "text/html,application/json;q=0.9": false, "*/*": false, "": false,
-		"application/json;q=0.5, text/html;q=0.5": true, "text/html;q=0, application/json;q=0.1": true, "application/json;q=x": false,
-	} {
-		req := httptest.NewRequest(http.MethodGet, "/", nil)
-		req.Header.Set("Accept", accept)
-		if got := wantsJSON(req); got != want {
-			t.Errorf("%q: %v, want %v", accept, got, want)
-		}
-	}
-}
-
 func TestNewRejectsBadOptions(t *testing.T) {
 	for _, o := range []Options{
 		{URL: "http://x/app"}, {URL: "ftp://x"}, {AuthURL: "http://"}, {FortuneURL: "http://x?y"}, {Timeout: -1},
