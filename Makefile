@@ -23,7 +23,7 @@ vet:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-conformance:
+conformance: deps
 	$(GO) run ./cmd/tck run $(if $(TARGET),--target $(TARGET)) $(if $(TAGS),--tags '$(TAGS)')
 	@mkdir -p reports/reference
 	@$(if $(TARGET),true,cp reports/conformance-report.yaml reports/reference/conformance-report.yaml)

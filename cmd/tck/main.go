@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,8 +87,10 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	format := fl.String("format", "pretty", "terminal format: pretty (every step) or progress (one character a step)")
 	reports := fl.String("reports", "reports", "folder for junit.xml, cucumber.json and conformance-report.yaml")
 	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
+	fl.Usage = usageOf(fl, "tck run [flags]", "Runs the features against a target and writes reports. Without --target it builds the "+
+		"reference from this checkout,\nstarts its services on free ports and stops them at the end. Exit status: see tck --help.")
 	if err := fl.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	if *format != "pretty" && *format != "progress" {
 		fmt.Fprintf(stderr, "tck run: --format %q: use pretty or progress\n", *format)
@@ -163,8 +166,9 @@ func runCoverage(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	verbose := fl.Bool("verbose", false, "list the covering scenarios under each section")
 	featuresDir := fl.String("features", "", "read features and sections.yaml from this folder instead of the built-in ones")
+	fl.Usage = usageOf(fl, "tck coverage [flags]", "Lists every numbered section and table row of the spec with the scenarios that cite it,\nthen the ones no scenario covers.")
 	if err := fl.Parse(args); err != nil {
-		return exitUsage
+		return parseStatus(err)
 	}
 	fsys, err := featuresFS(*featuresDir)
 	if err == nil {
@@ -193,6 +197,22 @@ func printCoverage(fsys fs.FS, verbose bool, w io.Writer) error {
 	fmt.Fprintf(w, "   %-34s %-8s %2s  %s\n", "section", "area", "n", "summary (-- marks sections no scenario covers)")
 	cov.Print(w, verbose)
 	return nil
+}
+
+// usageOf prints a command's synopsis, what it does, and its flags.
+func usageOf(fl *flag.FlagSet, synopsis, about string) func() {
+	return func() {
+		fmt.Fprintf(fl.Output(), "Usage: %s\n\n%s\n\nFlags:\n", synopsis, about)
+		fl.PrintDefaults()
+	}
+}
+
+// parseStatus is the exit status of a flag error: --help is not a mistake.
+func parseStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {

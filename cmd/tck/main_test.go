@@ -31,6 +31,9 @@ func TestUsageAndUnknownCommands(t *testing.T) {
 	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, coverage") {
 		t.Errorf("unknown command: %d %s", code, errOut)
 	}
+	if code, _, errOut := runTCK("run", "--help"); code != exitOK || !strings.Contains(errOut, "Usage: tck run [flags]") {
+		t.Errorf("run --help: %d %s", code, errOut)
+	}
 	if code, _, errOut := runTCK("run", "--format", "fancy"); code != exitUsage || !strings.Contains(errOut, "use pretty or progress") {
 		t.Errorf("bad format: %d %s", code, errOut)
 	}
