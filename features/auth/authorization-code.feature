@@ -1,4 +1,4 @@
-@spec-1.1 @spec-3.1 @spec-5.1
+@spec-1.1 @spec-3.1 @spec-5 @spec-5.1
 Feature: Authorization code flow, sign-in and consent
   A browser user reaches GET {auth_url}/oauth/authorize for a client (response_type=code, client_id,
   redirect_uri, scope, state, and a PKCE challenge). The authorization server asks the user to sign in with

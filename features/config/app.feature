@@ -1,4 +1,4 @@
-@spec-1.6 @service-configApp
+@spec-1.6 @spec-2.6 @spec-4.5 @service-configApp
 Feature: Configuration client application
   The configuration client application fetches its configuration from the configuration server when it starts,
   for its application name and the active profiles set in its environment at start. Its greeting page (GET /)

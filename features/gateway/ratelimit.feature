@@ -41,7 +41,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     When 1 request with "x-user-id: {user}" is sent to the route
     Then the x-ratelimit-reset of request 1 is the number of seconds left in its 60-second window
 
-  @spec-8.2
+  @spec-8.2 @spec-5.6
   Scenario: Distinct gives each x-user-id its own counter
     Given the policy "three-per-minute.yaml" applies to the route
     And the current Minute window has at least 10 seconds left
