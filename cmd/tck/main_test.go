@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/harness/target"
 )
 
 func runTCK(args ...string) (code int, stdout, stderr string) {
@@ -133,34 +135,41 @@ func waitForStartedService(t *testing.T, r interface{ Read([]byte) (int, error) 
 }
 
 // The same suite runs against an implementation described in a target file: here the reference, booted by
-// hand, stands in for a third party.
+// hand and described in YAML as a third party would describe theirs, with a scenario of every area.
 func TestRunAgainstATargetFile(t *testing.T) {
 	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Stop()
-	cs := st.Target.Services.ConfigServer
-	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	os.WriteFile(file, []byte(fmt.Sprintf(`implementation: {organization: Example, project: third-party, version: "9.9"}
-services:
-  configServer:
-    url: %s
-    repository: {uri: "%s"}
-capabilities: [config.errors]
-`, cs.URL, cs.Repository.URI)), 0o644)
-	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	tg := *st.Target
+	tg.Implementation = target.Implementation{Organization: "Example", Project: "third-party", Version: "9.9"}
+	tg.Capabilities = []string{"config.errors"}
+	data, err := yaml.Marshal(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"project: third-party", "supportedFeatures:\n        - config.errors", "unsupportedFeatures:\n        - config.flat-formats"} {
-		if !strings.Contains(string(data), want) {
-			t.Errorf("report lacks %q:\n%s", want, data)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tags := "@spec-2.5-app-yml,@capability-config.errors,@spec-4.5-post-bus-refresh,@spec-2.2-exp,@spec-8.3,@spec-4.2-get-any-path,@spec-7-greeting-unauthenticated"
+	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir, "--tags", tags)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s\ntarget file:\n%s", code, out, errOut, data)
+	}
+	if !strings.Contains(out, "17 passed, 0 failed") {
+		t.Errorf("the selected scenarios did not all run and pass:\n%s", out)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"project: third-party", "supportedFeatures:\n        - config.errors",
+		"unsupportedFeatures:\n        - config.flat-formats", "- name: auth", "- name: gateway", "- name: config"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
 }

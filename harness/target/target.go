@@ -141,6 +141,9 @@ type ConfigApp struct {
 // Duration is a time.Duration written as in Go ("30s", "2m").
 type Duration time.Duration
 
+// MarshalYAML writes a Go duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
 // UnmarshalYAML reads a Go duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
@@ -210,11 +213,15 @@ func Load(path string) (*Target, error) {
 	return t, nil
 }
 
-// Parse decodes and validates a target description. Environment references (${VAR}) are expanded first, so
+// Parse decodes and validates a target description. Environment references written ${VAR} are expanded first, so
 // secrets can stay out of the file.
 func Parse(data []byte) (*Target, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(os.ExpandEnv(string(data))), &doc); err != nil {
+	expanded, err := expandEnv(string(data))
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal([]byte(expanded), &doc); err != nil {
 		return nil, fmt.Errorf("  not valid YAML: %w", err)
 	}
 	if len(doc.Content) == 0 {

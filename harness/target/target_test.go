@@ -94,3 +94,28 @@ func TestLoadNamesTheFile(t *testing.T) {
 		t.Fatal("a missing file is not an error")
 	}
 }
+
+func TestOnlyBracedVariablesAreExpandedAndAMissingOneIsAnError(t *testing.T) {
+	t.Setenv("TCK_TEST_SECRET", "s3cret")
+	doc := `services:
+  configServer:
+    url: http://localhost:8888
+    repository: {uri: /srv/r.git, password: "${TCK_TEST_SECRET}"}
+  configApp:
+    start: exec app --port "$TCK_PORT" --name "$TCK_APP_NAME"
+`
+	tg, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Services.ConfigApp.Start; got != `exec app --port "$TCK_PORT" --name "$TCK_APP_NAME"` {
+		t.Errorf("start command changed at load: %q", got)
+	}
+	if tg.Services.ConfigServer.Repository.Password != "s3cret" {
+		t.Errorf("password not expanded: %q", tg.Services.ConfigServer.Repository.Password)
+	}
+	_, err = Parse([]byte("services:\n  configServer: {url: 'http://x', repository: {uri: /r, password: '${TCK_TEST_UNSET_VARIABLE}'}}\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2: ${TCK_TEST_UNSET_VARIABLE} is not set") {
+		t.Errorf("err = %v", err)
+	}
+}
