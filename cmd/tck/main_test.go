@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,6 +146,11 @@ func TestRunAgainstATargetFile(t *testing.T) {
 	tg := *st.Target
 	tg.Implementation = target.Implementation{Organization: "Example", Project: "third-party", Version: "9.9"}
 	tg.Capabilities = []string{"config.errors"}
+	// The gateway takes its manifests through an apply command here, as a Kubernetes one would.
+	gw := *tg.Services.Gateway
+	gw.Apply = fmt.Sprintf(`cp "$TCK_MANIFEST" '%s/'"$TCK_MANIFEST_NAME.yaml"`, gw.ManifestDir)
+	gw.ManifestDir = ""
+	tg.Services.Gateway = &gw
 	data, err := yaml.Marshal(tg)
 	if err != nil {
 		t.Fatal(err)
