@@ -1,34 +1,18 @@
 package bus
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/internal/redistest"
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
+
 	"github.com/redis/go-redis/v9"
+
+	"github.com/fortune-tck/fortune-tck/internal/redistest"
 )
-
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 func dial(t *testing.T, url string, log *slog.Logger) *Redis {
 	t.Helper()
@@ -48,7 +32,7 @@ func TestRedisBus(t *testing.T) {
 
 func TestRedisBusIgnoresMalformedMessages(t *testing.T) {
 	srv := redistest.Start(t)
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	b := dial(t, srv.URL(), slog.New(slog.NewTextHandler(logs, nil)))
 	c := make(collector, 8)
 	if _, err := b.Subscribe(context.Background(), c.handle); err != nil {

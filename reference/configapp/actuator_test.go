@@ -75,7 +75,7 @@ func TestRootLevelOption(t *testing.T) {
 	in := startApp(t, Options{ConfigURL: cs.URL, RootLevel: -4})
 	checkLogger(t, in, "ROOT", ptr("DEBUG"), "DEBUG")
 	in.greeting()
-	if len(in.logs.lines("rendering page greeting")) != 1 {
+	if len(in.logs.Lines("rendering page greeting")) != 1 {
 		t.Fatalf("log:\n%s", in.logs)
 	}
 }

@@ -41,13 +41,13 @@ func TestBusRefreshOverRedisRefreshesEveryInstanceOnce(t *testing.T) {
 		t.Fatalf("the origin serves %q once the POST returned", m["msg"])
 	}
 	waitFor(t, "the other instance to refresh", func() bool { return b.greeting()["msg"] == "v2" })
-	waitFor(t, "the origin to see its own event", func() bool { return len(a.logs.lines("ignoring the echo")) == 1 })
+	waitFor(t, "the origin to see its own event", func() bool { return len(a.logs.Lines("ignoring the echo")) == 1 })
 	for name, in := range map[string]*instance{"origin": a, "other": b} {
-		if n := len(in.logs.lines("Refresh keys changed: [greeting.message]")); n != 1 {
+		if n := len(in.logs.Lines("Refresh keys changed: [greeting.message]")); n != 1 {
 			t.Errorf("%s refreshed %d times, want once:\n%s", name, n, in.logs)
 		}
 	}
-	if lines := b.logs.lines("refreshed by a bus event"); len(lines) != 1 || !strings.Contains(lines[0], a.app.ServiceID()) {
+	if lines := b.logs.Lines("refreshed by a bus event"); len(lines) != 1 || !strings.Contains(lines[0], a.app.ServiceID()) {
 		t.Errorf("other instance's log:\n%s", b.logs)
 	}
 }
@@ -69,7 +69,7 @@ func TestBusRefreshDestination(t *testing.T) {
 		t.Fatalf("%d %s", ans.status, ans.body)
 	}
 	waitFor(t, "app:2 to refresh", func() bool { return a2.greeting()["msg"] == "v2" })
-	waitFor(t, "other to skip the event", func() bool { return len(other.logs.lines("ignoring a bus event for other instances")) == 1 })
+	waitFor(t, "other to skip the event", func() bool { return len(other.logs.Lines("ignoring a bus event for other instances")) == 1 })
 	if a1.greeting()["msg"] != "v1" || other.greeting()["msg"] != "v1" {
 		t.Fatal("an instance outside the destination refreshed")
 	}
@@ -96,7 +96,7 @@ func TestBusIgnoresEventsOfOtherTypes(t *testing.T) {
 	if err := local.Publish(context.Background(), ack); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the ack to be ignored", func() bool { return len(in.logs.lines("ignoring a bus event of another type")) == 1 })
+	waitFor(t, "the ack to be ignored", func() bool { return len(in.logs.Lines("ignoring a bus event of another type")) == 1 })
 	if in.greeting()["msg"] != "v1" {
 		t.Fatal("refreshed on an ack")
 	}

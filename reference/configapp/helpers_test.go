@@ -1,8 +1,6 @@
 package configapp
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -13,11 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -116,7 +114,7 @@ type instance struct {
 	tb   testing.TB
 	app  *App
 	srv  *httptest.Server
-	logs *logBuffer
+	logs *syncbuf.Buffer
 }
 
 // fastStart keeps failing starts short.
@@ -129,7 +127,7 @@ func fastStart(o Options) Options {
 
 func startApp(tb testing.TB, opts Options) *instance {
 	tb.Helper()
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	app, err := New(context.Background(), fastStart(opts))
 	if err != nil {
@@ -228,36 +226,6 @@ func waitFor(tb testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// logBuffer collects log output safely across goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// lines returns the log lines that contain s.
-func (l *logBuffer) lines(s string) []string {
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(l.String()))
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), s) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
 }
 
 var passwordLine = regexp.MustCompile(`Using default security password: ([0-9a-f-]{36})`)

@@ -31,7 +31,7 @@ func TestRefreshAppliesChangesAndListsTheKeys(t *testing.T) {
 	if a := in.post("/refresh"); string(a.body) != "[]\n" {
 		t.Fatalf("nothing changed: %s", a.body)
 	}
-	if got := in.logs.lines("Refresh keys changed: [added, greeting.displayFortune, quoteServiceURL, removed]"); len(got) != 1 {
+	if got := in.logs.Lines("Refresh keys changed: [added, greeting.displayFortune, quoteServiceURL, removed]"); len(got) != 1 {
 		t.Fatalf("log:\n%s", in.logs)
 	}
 }
@@ -49,7 +49,7 @@ func TestRefreshAppliesLogLevels(t *testing.T) {
 	o := newOrigin(t, map[string]string{"greeting-config.yml": open})
 	in := startApp(t, Options{ConfigURL: startConfigServer(t, o).URL})
 	in.greeting()
-	if lines := in.logs.lines("rendering page greeting"); len(lines) != 0 {
+	if lines := in.logs.Lines("rendering page greeting"); len(lines) != 0 {
 		t.Fatalf("DEBUG logged at the default INFO level: %q", lines)
 	}
 	checkLogger(t, in, "com.example.greeting", nil, "INFO")
@@ -62,7 +62,7 @@ func TestRefreshAppliesLogLevels(t *testing.T) {
 	checkLogger(t, in, "com.example.greeting", nil, "DEBUG")
 	checkLogger(t, in, "com", nil, "INFO")
 	in.greeting()
-	lines := in.logs.lines("rendering page greeting")
+	lines := in.logs.Lines("rendering page greeting")
 	if len(lines) != 1 || !strings.Contains(lines[0], "level=DEBUG") || !strings.Contains(lines[0], "logger=com.example.greeting") {
 		t.Fatalf("want one DEBUG line after the refresh:\n%s", in.logs)
 	}
@@ -73,12 +73,12 @@ func TestRefreshAppliesLogLevels(t *testing.T) {
 	checkLogger(t, in, "ROOT", ptr("ERROR"), "ERROR")
 	checkLogger(t, in, "org.other", nil, "ERROR")
 	in.greeting()
-	if n := len(in.logs.lines("rendering page greeting")); n != 1 {
+	if n := len(in.logs.Lines("rendering page greeting")); n != 1 {
 		t.Fatalf("WARN must hide DEBUG again: %d lines", n)
 	}
 	// configapp.config inherits ERROR from the root now: the second
 	// refresh's own INFO line is already filtered.
-	if n := len(in.logs.lines("Refresh keys changed")); n != 1 {
+	if n := len(in.logs.Lines("Refresh keys changed")); n != 1 {
 		t.Fatalf("%d refresh lines, want the first refresh's only:\n%s", n, in.logs)
 	}
 }
@@ -86,7 +86,7 @@ func TestRefreshAppliesLogLevels(t *testing.T) {
 func TestInvalidLevelIsLoggedAndSkipped(t *testing.T) {
 	o := newOrigin(t, map[string]string{"greeting-config.yml": open + "logging:\n  level:\n    a: LOUD\n    b: OFF\n    c: fatal\n"})
 	in := startApp(t, Options{ConfigURL: startConfigServer(t, o).URL})
-	if len(in.logs.lines("Cannot set level: LOUD for 'a'")) != 1 {
+	if len(in.logs.Lines("Cannot set level: LOUD for 'a'")) != 1 {
 		t.Fatalf("log:\n%s", in.logs)
 	}
 	checkLogger(t, in, "a", nil, "INFO")

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
 
 func TestStartFetchesNameProfilesAndLabel(t *testing.T) {
@@ -70,7 +72,7 @@ func TestParseProfiles(t *testing.T) {
 
 func TestStartRetriesThenFailsNamingTheURL(t *testing.T) {
 	addr := unreachable
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	start := time.Now()
 	_, err := New(context.Background(), Options{
 		ConfigURL: "http://" + addr, StartAttempts: 3, RetryInitial: 40 * time.Millisecond, RetryMax: 50 * time.Millisecond,
@@ -82,7 +84,7 @@ func TestStartRetriesThenFailsNamingTheURL(t *testing.T) {
 	if elapsed := time.Since(start); elapsed < 90*time.Millisecond {
 		t.Fatalf("gave up after %s; want waits of 40ms then 50ms", elapsed)
 	}
-	if n := len(logs.lines("retrying")); n != 2 {
+	if n := len(logs.Lines("retrying")); n != 2 {
 		t.Fatalf("%d retry warnings, want 2:\n%s", n, logs)
 	}
 }
@@ -92,12 +94,12 @@ func TestStartWaitsForALateServer(t *testing.T) {
 	cs := startConfigServer(t, o)
 	cs.down.Store(true) // connections are dropped unanswered, as by a server still starting
 	time.AfterFunc(150*time.Millisecond, func() { cs.down.Store(false) })
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	app, err := New(context.Background(), Options{ConfigURL: cs.URL, RetryInitial: 50 * time.Millisecond, StartAttempts: 10, Logger: newTextLogger(logs)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := app.current().settings.message; got != "late" || len(logs.lines("retrying")) == 0 {
+	if got := app.current().settings.message; got != "late" || len(logs.Lines("retrying")) == 0 {
 		t.Fatalf("message %q after:\n%s", got, logs)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -132,8 +134,8 @@ func TestDeletedBranchIsPruned(t *testing.T) {
 
 func TestRemoteGoneServesLastCopy(t *testing.T) {
 	o := newOrigin(t, map[string]string{"app.yml": "k: v\n"})
-	var logs logBuffer
-	s := newServer(t, Options{URI: o.dir, Logger: logs.logger()})
+	var logs syncbuf.Buffer
+	s := newServer(t, Options{URI: o.dir, Logger: logs.Logger()})
 	getEnv(t, s, "/app/default")
 	if err := removeAll(o.dir); err != nil {
 		t.Fatal(err)

@@ -1,16 +1,16 @@
 package fortune
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 
 	"github.com/fortune-tck/fortune-tck/reference/internal/authtest"
 )
@@ -21,24 +21,6 @@ type clock struct{ offset atomic.Int64 }
 func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
-// logBuffer collects the service's log.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // fixture is a fortune service over real HTTP in front of a real
 // authorization server.
 type fixture struct {
@@ -46,7 +28,7 @@ type fixture struct {
 	srv   *Server
 	url   string
 	clock *clock
-	logs  *logBuffer
+	logs  *syncbuf.Buffer
 }
 
 // start runs the service against as (a new authorization server when nil)
@@ -60,7 +42,7 @@ func start(t testing.TB, as *authtest.Server, opts Options) *fixture {
 	if opts.AuthURL == "" {
 		opts.AuthURL = as.URL
 	}
-	f := &fixture{as: as, clock: &clock{}, logs: &logBuffer{}}
+	f := &fixture{as: as, clock: &clock{}, logs: &syncbuf.Buffer{}}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

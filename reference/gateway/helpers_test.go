@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -12,29 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
-
-// syncBuffer is written by the gateway and read by the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // upstream is a real backend on loopback that counts the requests it gets
 // and echoes what the gateway sent it.
@@ -143,12 +125,12 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 type testGateway struct {
 	*Gateway
 	dir          string
-	access, logs *syncBuffer
+	access, logs *syncbuf.Buffer
 }
 
 func startGateway(t testing.TB, dir string, o Options) *testGateway {
 	t.Helper()
-	tg := &testGateway{dir: dir, access: &syncBuffer{}, logs: &syncBuffer{}}
+	tg := &testGateway{dir: dir, access: &syncbuf.Buffer{}, logs: &syncbuf.Buffer{}}
 	o.Dir, o.FreePorts = dir, true
 	if o.AccessLog == nil {
 		o.AccessLog = tg.access

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
+
 	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
 )
 
@@ -116,7 +118,7 @@ func TestCertificateFromSecret(t *testing.T) {
 func TestStartRefusesAnInvalidDirectory(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"gw.yaml": strings.Replace(gatewayYAML, "port: 10080", "port: 100800", 1)})
-	_, err := Start(Options{Dir: dir, FreePorts: true, AccessLog: &syncBuffer{}})
+	_, err := Start(Options{Dir: dir, FreePorts: true, AccessLog: &syncbuf.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "gw.yaml:7: Gateway default/eg: spec.listeners[0].port: must be an integer from 1 to 65535") {
 		t.Fatalf("%v", err)
 	}
@@ -128,7 +130,7 @@ func TestStartRefusesAnInvalidDirectory(t *testing.T) {
 func TestPortOffsetAndBusyPort(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"gw.yaml": strings.Replace(gatewayYAML, "port: 10443}", "port: 10443}\n    - {name: high, protocol: HTTP, port: 65535}", 1)})
-	_, err := Start(Options{Dir: dir, PortOffset: 10, AccessLog: &syncBuffer{}})
+	_, err := Start(Options{Dir: dir, PortOffset: 10, AccessLog: &syncbuf.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "listener high: port 65535 with --port-offset 10 is 65545") {
 		t.Fatalf("%v", err)
 	}
@@ -139,7 +141,7 @@ func TestPortOffsetAndBusyPort(t *testing.T) {
 	defer busy.Close()
 	port := busy.Addr().(*net.TCPAddr).Port
 	writeFiles(t, dir, map[string]string{"gw.yaml": strings.Replace(gatewayYAML, "port: 10080", "port: "+strconv.Itoa(port), 1)})
-	_, err = Start(Options{Dir: dir, AccessLog: &syncBuffer{}})
+	_, err = Start(Options{Dir: dir, AccessLog: &syncbuf.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "Gateway default/eg listener http: cannot listen on 127.0.0.1:"+strconv.Itoa(port)) {
 		t.Fatalf("%v", err)
 	}

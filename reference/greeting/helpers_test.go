@@ -1,7 +1,6 @@
 package greeting
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,28 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
+
 	"github.com/fortune-tck/fortune-tck/reference/authserver"
 	"github.com/fortune-tck/fortune-tck/reference/fortune"
 	"github.com/fortune-tck/fortune-tck/reference/internal/authtest"
 )
-
-// logBuffer collects the client's log.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // fortuneFront stands in front of the real fortune service: it counts
 // calls, remembers the last token, and lets a test answer in its place.
@@ -75,14 +58,14 @@ type fixture struct {
 	fsrv    *httptest.Server
 	g       *Server
 	url     string
-	logs    *logBuffer
+	logs    *syncbuf.Buffer
 	offset  atomic.Int64 // of the client's token clock
 }
 
 func start(t testing.TB, change ...func(*authserver.Options)) *fixture {
 	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
-	f := &fixture{url: "http://" + hs.Listener.Addr().String(), logs: &logBuffer{}}
+	f := &fixture{url: "http://" + hs.Listener.Addr().String(), logs: &syncbuf.Buffer{}}
 	f.as = authtest.Start(t, append([]func(*authserver.Options){func(o *authserver.Options) {
 		o.Demo = &authserver.Demo{GreetingURL: f.url + "/"}
 	}}, change...)...)
