@@ -95,20 +95,22 @@ func (st *Stack) progress(format string, args ...any) {
 	}
 }
 
-// build compiles cmd/reference of the checkout the harness runs in.
+// build compiles the commands of the checkout the harness runs in (./cmd/...) and returns the reference's.
+// Building them all by pattern keeps harness/ free of any path into the reference: it only ever runs the
+// binary, as it would run anyone's implementation.
 func (st *Stack) build(ctx context.Context) (string, error) {
 	root, err := Checkout()
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(st.dir, "reference")
+	binDir := filepath.Join(st.dir, "bin")
 	st.progress("building the reference from %s", root)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/reference")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building cmd/reference: %w\n%s", err, out)
+		return "", fmt.Errorf("building the commands of %s: %w\n%s", root, err, out)
 	}
-	return bin, nil
+	return filepath.Join(binDir, "reference"), nil
 }
 
 // Checkout finds the root of the fortune-tck checkout that contains the working directory.
