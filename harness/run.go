@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -47,9 +46,11 @@ type Options struct {
 // Result is the outcome of a run.
 type Result struct {
 	Report report.ConformanceReport
-	// Failed counts failed scenarios; Unsupported counts scenarios the target's capabilities leave out.
-	Failed, Passed, Skipped, Unsupported int
-	ReportPath                           string
+	// Unsupported counts scenarios that need a capability or fixture the target does not declare;
+	// NotUnderTest those that need a service it does not declare; Blocked those stopped before their
+	// behaviour by a failed precondition or a missing surface.
+	Passed, Failed, Blocked, Skipped, Unsupported, NotUnderTest int
+	ReportPath                                                  string
 }
 
 // ErrUnreachable marks a run that could not start because the target did not answer.
@@ -72,18 +73,46 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	res := report.NewResults()
-	plan := planRun(opts, cat, areas, res)
-	if plan.selected == 0 {
+	reasons := profileReasons(suite)
+	plan := planRun(opts, cat, areas, reasons, res)
+	if plan.selected == 0 && len(reasons) == 0 {
 		return nil, fmt.Errorf("no scenario matches the tags %q among the areas %s", opts.Tags, strings.Join(areas, ", "))
 	}
 	if err := os.MkdirAll(opts.ReportsDir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := runGodog(ctx, opts, plan, suite, cat, res); err != nil {
-		return nil, err
+	if plan.selected > 0 {
+		if err := runGodog(ctx, opts, plan, suite, cat, res); err != nil {
+			return nil, err
+		}
 	}
 	markNeverRun(plan, res)
-	return finish(opts, cat, areas, res)
+	return finish(opts, cat, areas, reasons, res)
+}
+
+// profileReasons are the profiles that cannot run at all, each with the one reason: a surface the profile
+// requires that the target lacks (a server without check_token fails that profile once, not in eight stack
+// traces).
+func profileReasons(suite *steps.Suite) map[string]string {
+	reasons := map[string]string{}
+	missing := suite.MissingSurfaces()
+	for _, p := range features.Profiles {
+		if why, ok := missing[steps.Surface(p.Requires)]; ok && p.Requires != "" {
+			reasons[p.Name] = why
+		}
+	}
+	return reasons
+}
+
+// profilesOf are the profiles of the areas under test, in report order.
+func profilesOf(areas []string) []string {
+	var out []string
+	for _, p := range features.Profiles {
+		if contains(areas, p.Area) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 func withDefaults(opts Options) Options {
@@ -134,7 +163,7 @@ func stepsEnv(t *target.Target, opts Options) steps.Env {
 		env.Greeting = &steps.Service{URL: g.URL}
 	}
 	if as := t.Services.AuthServer; as != nil {
-		env.AuthServer = &steps.AuthServer{URL: as.URL, AdminClient: as.Admin.ClientID, AdminSecret: as.Admin.ClientSecret}
+		env.AuthServer = authEnv(t, as)
 	}
 	if cs := t.Services.ConfigServer; cs != nil {
 		env.ConfigServer = &steps.ConfigServer{URL: cs.URL, Repo: steps.Repo{
@@ -152,25 +181,27 @@ type plan struct {
 	paths    []string
 	selected int
 	expected map[string]catalog.Scenario // by scenario ID: what must come back with an outcome
+	exclude  map[string]bool             // by scenario ID: scenarios godog skips, their outcome known already
 }
 
-// planRun marks unsupported scenarios and builds the tag expression that leaves them out.
-func planRun(opts Options, cat *catalog.Catalog, areas []string, res *report.Results) plan {
-	p := plan{paths: areas, expected: map[string]catalog.Scenario{}}
-	missing := map[string]bool{}
-	inArea := map[string]bool{}
-	for _, a := range areas {
-		inArea[a] = true
-	}
+// planRun marks the scenarios that cannot run (unsupported, not under test, or blocked with their profile);
+// godog is told to skip them.
+func planRun(opts Options, cat *catalog.Catalog, areas []string, reasons map[string]string, res *report.Results) plan {
+	p := plan{paths: areas, tags: opts.Tags, expected: map[string]catalog.Scenario{}, exclude: map[string]bool{}}
 	for _, s := range cat.Scenarios {
-		if !inArea[s.Area] {
+		if !contains(areas, s.Area) {
 			continue
 		}
 		if lacks := missingRequirements(opts.Target, s); len(lacks) > 0 {
 			res.SetUnsupported(s, lacks)
-			for _, m := range lacks {
-				missing[m.Kind+"-"+m.Name] = true
+			p.exclude[s.ID()] = true
+			continue
+		}
+		if why := reasons[s.Profile]; why != "" {
+			if MatchTags(opts.Tags, s.Tags) {
+				res.Set(s, report.Blocked, why)
 			}
+			p.exclude[s.ID()] = true
 			continue
 		}
 		if MatchTags(opts.Tags, s.Tags) {
@@ -178,66 +209,42 @@ func planRun(opts Options, cat *catalog.Catalog, areas []string, res *report.Res
 			p.expected[s.ID()] = s
 		}
 	}
-	terms := []string{}
-	if strings.TrimSpace(opts.Tags) != "" {
-		terms = append(terms, opts.Tags)
-	}
-	for _, m := range sortedKeys(missing) {
-		terms = append(terms, "~@"+m)
-	}
-	p.tags = strings.Join(terms, " && ")
 	return p
-}
-
-// ServiceTag is the tag prefix of scenarios that need a service besides their area's primary one.
-const ServiceTag = "@service-"
-
-func missingRequirements(t *target.Target, s catalog.Scenario) []report.Requirement {
-	var out []report.Requirement
-	for _, name := range s.TagsWithPrefix(ServiceTag) {
-		if !t.HasService(name) {
-			out = append(out, report.Requirement{Kind: "service", Name: name})
-		}
-	}
-	for _, c := range s.TagsWithPrefix(report.CapabilityTag) {
-		if !t.Has(c) {
-			out = append(out, report.Requirement{Kind: "capability", Name: c})
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func runGodog(ctx context.Context, opts Options, p plan, suite *steps.Suite, cat *catalog.Catalog, res *report.Results) error {
 	var mu sync.Mutex
-	record := func(sc *godog.Scenario, err error) {
-		s, ok := cat.Lookup(catalog.PickleKey(sc))
-		if !ok {
-			return
-		}
+	record := func(ctx context.Context, s catalog.Scenario, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
-			res.Set(s, report.Failed, err.Error())
-		} else {
+		switch blocked, cause := steps.Verdict(ctx, err); {
+		case err == nil:
 			res.Set(s, report.Passed, "")
+		case blocked:
+			res.Set(s, report.Blocked, cause)
+		default:
+			res.Set(s, report.Failed, err.Error())
 		}
+	}
+	excluded := func(sc *godog.Scenario) (catalog.Scenario, bool) {
+		s, ok := cat.Lookup(catalog.PickleKey(sc))
+		return s, !ok || p.exclude[s.ID()]
 	}
 	ts := godog.TestSuite{
 		Name:                 "fortune-tck",
 		TestSuiteInitializer: suite.InitializeTestSuite,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			suite.InitializeScenario(sc)
-			sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
-				record(s, err)
+			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
+				if _, skip := excluded(sc); skip {
+					return ctx, godog.ErrSkip
+				}
+				return ctx, nil
+			})
+			sc.After(func(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
+				if s, skip := excluded(sc); !skip {
+					record(ctx, s, err)
+				}
 				return ctx, nil // the scenario's own error stands; returning it again would repeat it
 			})
 		},
@@ -269,23 +276,27 @@ func markNeverRun(p plan, res *report.Results) {
 	}
 }
 
-func finish(opts Options, cat *catalog.Catalog, areas []string, res *report.Results) (*Result, error) {
+func finish(opts Options, cat *catalog.Catalog, areas []string, reasons map[string]string, res *report.Results) (*Result, error) {
 	impl := opts.Target.Implementation
-	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, areas, res)
+	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, profilesOf(areas), reasons, res)
 	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml")}
-	for _, o := range res.Outcomes {
-		switch o {
+	for _, s := range cat.Scenarios {
+		if !contains(areas, s.Area) {
+			continue
+		}
+		switch res.Get(s) {
 		case report.Passed:
 			r.Passed++
 		case report.Failed:
 			r.Failed++
+		case report.Blocked:
+			r.Blocked++
+		case report.Skipped:
+			r.Skipped++
 		case report.Unsupported:
 			r.Unsupported++
-		}
-	}
-	for _, s := range cat.Scenarios {
-		if contains(areas, s.Area) && res.Get(s) == report.Skipped {
-			r.Skipped++
+		case report.NotUnderTest:
+			r.NotUnderTest++
 		}
 	}
 	if err := report.Write(r.ReportPath, rep); err != nil {
@@ -305,24 +316,48 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 		if p.Extended != nil {
 			result += ", extended " + p.Extended.Result.Result
 		}
-		fmt.Fprintf(w, "  %-9s %-28s %s\n", p.Name, result, p.Summary)
+		fmt.Fprintf(w, "  %-12s %-30s %s\n", p.Name, result, p.Summary)
+		if p.Reason != "" {
+			fmt.Fprintf(w, "               %s\n", p.Reason)
+		}
 		if p.Extended != nil && len(p.Extended.UnsupportedFeatures) > 0 {
-			fmt.Fprintf(w, "            not supported: %s\n", strings.Join(p.Extended.UnsupportedFeatures, ", "))
+			fmt.Fprintf(w, "               not supported: %s\n", strings.Join(p.Extended.UnsupportedFeatures, ", "))
 		}
 		if len(p.UntestedServices) > 0 {
-			fmt.Fprintf(w, "            not under test (the target declares no such service): %s\n", strings.Join(p.UntestedServices, ", "))
+			fmt.Fprintf(w, "               not under test (the target declares no such service): %s\n", strings.Join(p.UntestedServices, ", "))
 		}
 	}
-	if r.Failed > 0 {
-		fmt.Fprintf(w, "Failed scenarios:\n")
+	list := func(title string, o report.Outcome, withMessage bool) {
+		first := true
 		for _, s := range cat.Scenarios {
-			if res.Get(s) == report.Failed {
-				fmt.Fprintf(w, "  %s\n", s.ID())
+			if res.Get(s) != o || (o == report.Blocked && res.Messages[s.ID()] != "" && profileBlocked(rep, s.Profile)) {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w, title)
+				first = false
+			}
+			fmt.Fprintf(w, "  %s\n", s.ID())
+			if withMessage {
+				fmt.Fprintf(w, "      %s\n", res.Messages[s.ID()])
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d passed, %d failed, %d skipped, %d not supported\n", r.Passed, r.Failed, r.Skipped, r.Unsupported)
+	list("Failed scenarios:", report.Failed, false)
+	list("Blocked scenarios (a precondition failed before the behaviour they verify):", report.Blocked, true)
+	fmt.Fprintf(w, "%d passed, %d failed, %d blocked, %d skipped, %d not supported, %d not under test\n",
+		r.Passed, r.Failed, r.Blocked, r.Skipped, r.Unsupported, r.NotUnderTest)
 	fmt.Fprintf(w, "Reports: %s, junit.xml, cucumber.json in %s\n", r.ReportPath, filepath.Dir(r.ReportPath))
+}
+
+// profileBlocked tells whether the whole profile was blocked with one reason (printed once, with the profile).
+func profileBlocked(rep report.ConformanceReport, name string) bool {
+	for _, p := range rep.Profiles {
+		if p.Name == name {
+			return p.Reason != ""
+		}
+	}
+	return false
 }
 
 func isTerminal(w io.Writer) bool {
@@ -341,4 +376,48 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// authEnv is what the steps need of the authorization server.
+func authEnv(t *target.Target, as *target.AuthServer) *steps.AuthServer {
+	e := as.Endpoints
+	env := &steps.AuthServer{URL: as.URL, Issuer: as.Issuer, Discovery: as.Discovery,
+		Endpoints: steps.Endpoints{Authorization: e.Authorization, Token: e.Token, Userinfo: e.Userinfo, JWKS: e.JWKS,
+			Introspection: e.Introspection, Revocation: e.Revocation, CheckToken: e.CheckToken},
+		RemembersConsent: t.Has("auth.remembered-consent"),
+	}
+	if p := as.ProvisioningAPI(); p != nil {
+		base := as.URL
+		if base == "" {
+			base = strings.TrimSuffix(as.Issuer, "/oauth/token")
+		}
+		env.Provisioning = &steps.Provisioning{API: p.API, URL: base, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
+	}
+	if fx := as.Fixtures; fx != nil {
+		user := func(u *target.FixtureUser) *steps.User {
+			if u == nil {
+				return nil
+			}
+			return &steps.User{Username: u.Username, Password: u.Password, ID: u.ID, Email: u.Email}
+		}
+		client := func(c *target.FixtureClient) *steps.Client {
+			if c == nil {
+				return nil
+			}
+			return &steps.Client{ID: c.ClientID, Secret: c.ClientSecret, RedirectURI: c.RedirectURI}
+		}
+		env.Fixtures = &steps.Fixtures{Reader: user(fx.Users.Reader), Outsider: user(fx.Users.Outsider),
+			Web: client(fx.Clients.Web), Resource: client(fx.Clients.Resource), ShortLived: client(fx.Clients.ShortLived)}
+	}
+	for _, r := range as.Pages {
+		control := func(c *target.Control) *steps.Control {
+			if c == nil {
+				return nil
+			}
+			return &steps.Control{ID: c.ID, Name: c.Name, Value: c.Value, Text: c.Text}
+		}
+		env.Pages = append(env.Pages, steps.PageRule{URL: r.URL, Username: control(r.Username),
+			Password: control(r.Password), Approve: control(r.Approve), Deny: control(r.Deny)})
+	}
+	return env
 }

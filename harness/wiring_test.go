@@ -30,6 +30,27 @@ func TestCapabilityTagsAndKnownCapabilitiesMatch(t *testing.T) {
 			}
 		}
 	}
+	for _, s := range cat.Scenarios {
+		for _, f := range s.TagsWithPrefix(FixtureTag) {
+			if _, ok := fixtureFields[f]; !ok {
+				t.Errorf("%s: @fixture-%s names no fixture the harness knows", s.ID(), f)
+			}
+		}
+		known := false
+		for _, p := range features.Profiles {
+			known = known || (p.Name == s.Profile && p.Area == s.Area)
+		}
+		if !known {
+			t.Errorf("%s: profile %q is not one of features.Profiles of the area %s", s.ID(), s.Profile, s.Area)
+		}
+	}
+	// Capabilities that requirements.go consults rather than a tag.
+	used["auth.token-lifetimes"] = true
+	for _, p := range features.Profiles {
+		if p.Capability != "" {
+			used[p.Capability] = true
+		}
+	}
 	for _, c := range target.KnownNames() {
 		if !used[c] {
 			t.Errorf("capability %s is declared in target.Known but no scenario needs it", c)

@@ -7,8 +7,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
-
-	"golang.org/x/net/html"
 )
 
 // browser is a cookie-keeping HTTP client that follows redirects only while they stay on its origins (the
@@ -88,50 +86,6 @@ func (b *browser) get(rawURL string, accept string) (*exchange, error) {
 	return b.open(req)
 }
 
-// form is an HTML form as a browser would submit it.
-type form struct {
-	action, method string
-	fields         url.Values // hidden and text fields with their values
-	inputs         []*html.Node
-}
-
-// findForm returns the first form of the page that has an input or button matching want.
-func (b *browser) findForm(want func(n *html.Node) bool) (*form, error) {
-	if b.page == nil {
-		return nil, fmt.Errorf("no page is open")
-	}
-	doc, err := html.Parse(strings.NewReader(string(b.page.body)))
-	if err != nil {
-		return nil, fmt.Errorf("the page is not HTML: %w", err)
-	}
-	for _, f := range elements(doc, "form") {
-		controls := append(elements(f, "input"), elements(f, "button")...)
-		for _, c := range controls {
-			if want(c) {
-				return b.formOf(f, controls)
-			}
-		}
-	}
-	return nil, nil
-}
-
-func (b *browser) formOf(f *html.Node, controls []*html.Node) (*form, error) {
-	action, err := b.pageURL.Parse(attr(f, "action"))
-	if err != nil {
-		return nil, fmt.Errorf("form action %q: %w", attr(f, "action"), err)
-	}
-	fm := &form{action: action.String(), method: strings.ToUpper(attr(f, "method")), fields: url.Values{}, inputs: controls}
-	if fm.method == "" {
-		fm.method = http.MethodGet
-	}
-	for _, c := range controls {
-		if c.Data == "input" && attr(c, "name") != "" && (attr(c, "type") == "hidden") {
-			fm.fields.Set(attr(c, "name"), attr(c, "value"))
-		}
-	}
-	return fm, nil
-}
-
 // submit sends the form with its fields.
 func (b *browser) submit(fm *form) (*exchange, error) {
 	var req *http.Request
@@ -154,33 +108,3 @@ func (b *browser) submit(fm *form) (*exchange, error) {
 	}
 	return b.open(req)
 }
-
-func elements(n *html.Node, tag string) []*html.Node {
-	var out []*html.Node
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == tag {
-			out = append(out, n)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func isPasswordInput(n *html.Node) bool {
-	return n.Data == "input" && strings.EqualFold(attr(n, "type"), "password")
-}
-
-func isApprovalControl(n *html.Node) bool { return attr(n, "name") == "user_oauth_approval" }

@@ -26,6 +26,9 @@ func (w *world) registerCheckTokenSteps(sc *godog.ScenarioContext) {
 		return w.checkToken("", "{access_token}", "", true)
 	})
 	sc.Step(`^the client revokes the access token$`, w.revokeAccessToken)
+	sc.Step(`^the authorization server reports the access token as no longer active to "([^"]+)"$`, w.tokenInactive)
+	sc.Step(`^"([^"]+)" introspects the access token$`, w.introspect)
+	sc.Step(`^the introspection answer says the token is active with the scope "([^"]+)"$`, w.introspectionActive)
 	sc.Step(`^the access token has expired$`, w.untilExpired)
 	sc.Step(`^the answer is (\d{3}) with the error "([^"]+)" and the description "([^"]+)"$`, w.answerIsErrorDescribed)
 	sc.Step(`^the token check answer has:$`, w.tokenCheckHas)
@@ -49,16 +52,90 @@ func (w *world) checkToken(client, token, scopes string, withToken bool) error {
 	if client != "" {
 		auth = basic(client, w.auth.secrets[client])
 	}
-	return w.postForm("/check_token", form, auth)
+	u, err := w.endpoint("check_token", func(e Endpoints) string { return e.CheckToken })
+	if err != nil {
+		return err
+	}
+	return w.send(http.MethodPost, u, formBody(form), auth)
 }
 
+// revokeAccessToken revokes the access token at the revocation endpoint (RFC 7009), as the client it was
+// issued to; the endpoint answers 200 whether or not it knew the token.
 func (w *world) revokeAccessToken() error {
+	u, err := w.endpoint("revocation", func(e Endpoints) string { return e.Revocation })
+	if err != nil {
+		return err
+	}
 	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	if err := w.postForm("/oauth/revoke", form, basic(w.auth.client, w.auth.secrets[w.auth.client])); err != nil {
+	if err := w.send(http.MethodPost, u, formBody(form), basic(w.auth.client, w.auth.secrets[w.auth.client])); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusOK {
-		return w.failf("revocation answered %d, want 200", w.last.status)
+		return w.failf("revocation answered %d, want 200 (RFC 7009 2.2)", w.last.status)
+	}
+	return nil
+}
+
+// introspect posts the access token to the introspection endpoint (RFC 7662) as the resource client.
+func (w *world) introspect(client string) error {
+	client, err := w.expand(client)
+	if err != nil {
+		return err
+	}
+	u, err := w.endpoint("introspection", func(e Endpoints) string { return e.Introspection })
+	if err != nil {
+		return err
+	}
+	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
+	return w.send(http.MethodPost, u, formBody(form), basic(client, w.auth.secrets[client]))
+}
+
+// introspectionActive checks an RFC 7662 answer: 200, active true (a JSON boolean), scope a space-separated
+// string that holds the scopes.
+func (w *world) introspectionActive(scopes string) error {
+	if err := w.answerIs(http.StatusOK); err != nil {
+		return err
+	}
+	obj, err := w.jsonObject()
+	if err != nil {
+		return err
+	}
+	if obj["active"] != true {
+		return w.failf("active is %s, want true", mustJSON(obj["active"]))
+	}
+	scope, ok := obj["scope"].(string)
+	if !ok {
+		return w.failf("scope is %s, want a space-separated string (RFC 7662 2.2)", mustJSON(obj["scope"]))
+	}
+	for _, s := range words(scopes) {
+		if !contains(words(scope), s) {
+			return w.failf("the introspected scope %q lacks %s", scope, s)
+		}
+	}
+	return nil
+}
+
+// tokenInactive asks the authorization server about the access token the way a resource server would:
+// check_token where the target has it (400 invalid_token), else introspection (active false).
+func (w *world) tokenInactive(client string) error {
+	if _, missing := w.suite.missing[SurfaceCheckToken]; !missing {
+		if err := w.checkToken(client, "{access_token}", "", true); err != nil {
+			return err
+		}
+		return w.answerIsError(http.StatusBadRequest, "invalid_token")
+	}
+	if err := w.introspect(client); err != nil {
+		return err
+	}
+	if err := w.answerIs(http.StatusOK); err != nil {
+		return err
+	}
+	obj, err := w.jsonObject()
+	if err != nil {
+		return err
+	}
+	if obj["active"] != false {
+		return w.failf("introspection says active %s, want false", mustJSON(obj["active"]))
 	}
 	return nil
 }

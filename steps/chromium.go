@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,24 +91,84 @@ func (w *world) chromiumOpensGreeting() error {
 	if w.chrome, err = startChrome(); err != nil {
 		return err
 	}
-	return w.inChrome(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+	return w.inChrome(chromedp.Navigate(base + "/"))
 }
 
-const userField = `form:has(input[type=password]) input:is([type=text],[type=email],:not([type]))`
+// chromiumPage parses the page Chromium shows, with the target's page rules, so that the rules by meaning
+// that find sign-in and consent controls over HTTP find them here too.
+func (w *world) chromiumPage() (*page, error) {
+	if w.chrome == nil {
+		return nil, errors.New("Chromium was not started in this scenario")
+	}
+	if err := w.chromiumWaitFor(`document.readyState === "complete"`); err != nil {
+		return nil, err
+	}
+	href, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](`location.href`))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return nil, err
+	}
+	b := &browser{page: &exchange{body: []byte(doc)}, pageURL: u}
+	var rules []PageRule
+	if as := w.suite.env.AuthServer; as != nil {
+		rules = as.Pages
+	}
+	return b.parse(rules)
+}
 
 func (w *world) chromiumSignsIn(user, password string) error {
 	user, password, err := w.expand2(user, password)
 	if err != nil {
 		return err
 	}
-	return w.inChrome(chromedp.SendKeys(chromedp.CSS(userField), user),
-		chromedp.SendKeys(chromedp.CSS(`input[type=password]`), password),
-		chromedp.Submit(chromedp.CSS(`input[type=password]`)))
+	if err := w.chromiumWaitFor(`document.querySelector("input[type=password]") !== null`); err != nil {
+		return fmt.Errorf("Chromium shows no sign-in page: %w", err)
+	}
+	p, err := w.chromiumPage()
+	if err != nil {
+		return err
+	}
+	f, pw, err := p.signInForm()
+	if err != nil || f == nil {
+		return fmt.Errorf("no sign-in form (a form with a password field) in Chromium: %v", err)
+	}
+	name := p.userField(f)
+	if name == nil {
+		return errors.New("the sign-in form has no field for the user name")
+	}
+	return w.inChrome(chromedp.SendKeys(chromedp.Search(xpath(name)), user),
+		chromedp.SendKeys(chromedp.Search(xpath(pw)), password),
+		chromedp.Submit(chromedp.Search(xpath(pw))))
 }
 
+// chromiumApproves clicks the approve control the rules by meaning find on the consent page.
 func (w *world) chromiumApproves() error {
-	approve := chromedp.CSS(`[name=user_oauth_approval][value=true]`)
-	return w.inChrome(chromedp.WaitVisible(approve), chromedp.Click(approve))
+	var c *consent
+	for deadline := time.Now().Add(20 * time.Second); c == nil && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		p, err := w.chromiumPage()
+		if err != nil {
+			continue
+		}
+		c, _ = p.consentPage()
+	}
+	if c == nil {
+		return errors.New("Chromium shows no consent page (a form with an approve control) within 20s")
+	}
+	for _, cb := range c.checkboxes {
+		if !hasAttr(cb, "checked") {
+			if err := w.inChrome(chromedp.Click(chromedp.Search(xpath(cb)))); err != nil {
+				return err
+			}
+		}
+	}
+	return w.inChrome(chromedp.Click(chromedp.Search(xpath(c.approve))))
 }
 
 // chromiumShowsFortune waits for the greeting client's page and checks that it shows a fortune: an element

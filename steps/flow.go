@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"golang.org/x/net/html"
 )
 
 // The flow steps play a browser and a client through the authorization code flow of spec 3.1, over HTTP with
@@ -48,44 +49,65 @@ func (w *world) registerFlowSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the client uses the refresh token$`, func() error { return w.useRefreshToken(false) })
 	sc.Step(`^the client uses the first refresh token again$`, func() error { return w.useRefreshToken(true) })
 	sc.Step(`^the user information is requested with the access token$`, w.userInfo)
+	sc.Step(`^the answer names the user "([^"]+)" with the e-mail address "([^"]+)"$`, w.userinfoNames)
+	w.registerIDTokenSteps(sc)
 }
 
 func (w *world) browserOf() (*browser, error) {
-	as, err := w.authServer()
+	authorize, err := w.endpoint("authorization", func(e Endpoints) string { return e.Authorization })
 	if err != nil {
 		return nil, err
 	}
 	if w.auth.browser == nil {
-		w.auth.browser = newBrowser(as.URL, w.suite.http)
+		u, err := url.Parse(authorize)
+		if err != nil {
+			return nil, err
+		}
+		w.auth.browser = newBrowser(u.Scheme+"://"+u.Host, w.suite.http)
 	}
 	return w.auth.browser, nil
 }
 
-// askForCode sends the browser to /oauth/authorize with a fresh state, nonce and PKCE challenge.
+// askForCode sends the browser to the authorization endpoint with a fresh state, nonce and PKCE challenge; the
+// redirect URI is the client's registered one unless the step names another.
 func (w *world) askForCode(client, scope, redirect string) error {
 	client, scope, err := w.expand2(client, scope)
 	if err != nil {
 		return err
 	}
 	if redirect == "" {
-		redirect = redirectURI(client)
+		redirect = w.auth.redirects[client]
 	}
 	b, err := w.browserOf()
 	if err != nil {
 		return err
 	}
+	authorize := w.suite.endpoints.Authorization
 	w.auth.client, w.auth.redirect, w.auth.state = client, redirect, "state-"+randomID()+randomID()
 	w.vars["nonce"] = "nonce-" + randomID()
 	verifier, challenge := pkce()
 	w.auth.verifier = verifier
 	q := url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {redirect}, "scope": {scope},
 		"state": {w.auth.state}, "nonce": {w.vars["nonce"]}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}}
-	req, err := http.NewRequest(http.MethodGet, b.origin+"/oauth/authorize?"+q.Encode(), nil)
+	sep := "?"
+	if strings.Contains(authorize, "?") {
+		sep = "&"
+	}
+	req, err := http.NewRequest(http.MethodGet, authorize+sep+q.Encode(), nil)
 	if err != nil {
 		return err
 	}
 	w.last, err = b.open(req)
 	return err
+}
+
+// page parses the browser's page with the target's page rules.
+func (w *world) page() (*page, error) {
+	b, err := w.browserOf()
+	if err != nil {
+		return nil, err
+	}
+	return b.parse(w.suite.env.AuthServer.Pages)
 }
 
 func (w *world) showsSignIn() error {
@@ -95,16 +117,16 @@ func (w *world) showsSignIn() error {
 
 // signInForm is the form of the page that has a password field.
 func (w *world) signInForm() (*form, error) {
-	b, err := w.browserOf()
+	p, err := w.page()
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.findForm(isPasswordInput)
+	f, _, err := p.signInForm()
 	if err != nil {
 		return nil, err
 	}
 	if f == nil {
-		return nil, w.failf("no sign-in form (a form with a password field) on the page")
+		return nil, w.failf("no sign-in form (a form with a password field) on the page %s", w.auth.browser.pageURL)
 	}
 	return f, nil
 }
@@ -115,72 +137,77 @@ func (w *world) signIn(user, password string) error {
 	if err != nil {
 		return err
 	}
-	f, err := w.signInForm()
+	p, err := w.page()
 	if err != nil {
 		return err
 	}
-	for _, in := range f.inputs {
-		switch strings.ToLower(attr(in, "type")) {
-		case "password":
-			f.fields.Set(attr(in, "name"), password)
-		case "", "text", "email":
-			if in.Data == "input" && attr(in, "name") != "" {
-				f.fields.Set(attr(in, "name"), user)
-			}
-		}
+	f, pw, err := p.signInForm()
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		return w.failf("no sign-in form (a form with a password field) on the page %s", w.auth.browser.pageURL)
+	}
+	name := p.userField(f)
+	if name == nil {
+		return w.failf("the sign-in form has no field for the user name (a text or e-mail input)")
+	}
+	f.fields.Set(attr(name, "name"), user)
+	f.fields.Set(attr(pw, "name"), password)
+	if submit := first(f.inputs, func(n *html.Node) bool { return isButton(n) && meaning(n) >= 0 }); submit != nil {
+		press(f, submit)
 	}
 	w.last, err = w.auth.browser.submit(f)
 	return err
 }
 
-func (w *world) consentForm() (*form, error) {
-	b, err := w.browserOf()
+// consentPage is the consent page the browser shows.
+func (w *world) consentPage() (*consent, error) {
+	p, err := w.page()
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.findForm(isApprovalControl)
+	c, err := p.consentPage()
 	if err != nil {
 		return nil, err
 	}
-	if f == nil {
-		return nil, w.failf("no consent form (a form with user_oauth_approval) on the page")
+	if c == nil {
+		hint := ""
+		if w.auth.browser.redirect != nil {
+			hint = " (the browser was sent back to the client without one: if the server remembers consents, " +
+				"declare the capability auth.remembered-consent so that scenarios that need a consent page use fresh users)"
+		}
+		return nil, w.failf("no consent page (a form with an approve control: allow, approve, authorize, accept, continue, yes) at %s%s",
+			w.auth.browser.pageURL, hint)
 	}
-	return f, nil
+	return c, nil
 }
 
 func (w *world) asksConsent(scopes string) error {
-	f, err := w.consentForm()
+	c, err := w.consentPage()
 	if err != nil {
 		return err
 	}
-	offered := map[string]bool{}
-	for _, in := range f.inputs {
-		if strings.EqualFold(attr(in, "type"), "checkbox") {
-			offered[strings.TrimPrefix(attr(in, "value"), "scope.")] = true
-		}
-	}
 	for _, s := range words(scopes) {
-		if !offered[s] {
-			return w.failf("the consent form offers no checkbox for the scope %s", s)
+		if !c.offers(s) {
+			return w.failf("the consent page does not ask for the scope %s (no checkbox for it, and not in its text)", s)
 		}
 	}
 	return nil
 }
 
-// decide submits the consent form: approving ticks every scope, denying none.
+// decide approves every scope, or clicks the deny control.
 func (w *world) decide(approve bool) error {
-	f, err := w.consentForm()
+	c, err := w.consentPage()
 	if err != nil {
 		return err
 	}
-	if approve {
-		for _, in := range f.inputs {
-			if strings.EqualFold(attr(in, "type"), "checkbox") {
-				f.fields.Add(attr(in, "name"), attr(in, "value"))
-			}
+	f := c.approval()
+	if !approve {
+		if f, err = c.refusal(); err != nil {
+			return w.failf("%v", err)
 		}
 	}
-	f.fields.Set("user_oauth_approval", fmt.Sprint(approve))
 	w.last, err = w.auth.browser.submit(f)
 	return err
 }
@@ -233,7 +260,7 @@ func (w *world) obtainCode(user, client, scope string) error {
 	if err := w.askForCode(client, scope, ""); err != nil {
 		return err
 	}
-	if err := w.signIn(user, "{password}"); err != nil {
+	if err := w.signIn(user, w.passwordOf(user)); err != nil {
 		return err
 	}
 	if w.auth.browser.redirect == nil {
@@ -279,7 +306,7 @@ func (w *world) exchangeCode(secret string, useBasic bool, verifier string) erro
 
 // tokenRequest posts to the token endpoint and keeps a successful answer's tokens.
 func (w *world) tokenRequest(form url.Values, auth func(*http.Request)) error {
-	if err := w.postForm("/oauth/token", form, auth); err != nil {
+	if err := w.postToken(form, auth); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusOK {
@@ -290,6 +317,7 @@ func (w *world) tokenRequest(form url.Values, auth func(*http.Request)) error {
 		return err
 	}
 	w.auth.tokens = obj
+	w.learnSubject(obj)
 	w.vars["access_token"], _ = obj["access_token"].(string)
 	if rt, _ := obj["refresh_token"].(string); rt != "" {
 		w.vars["refresh_token"] = rt
@@ -393,7 +421,11 @@ func (w *world) useRefreshToken(first bool) error {
 }
 
 func (w *world) userInfo() error {
-	return w.authRequest(http.MethodGet, "/userinfo", nil, "", bearer(w.vars["access_token"]))
+	u, err := w.endpoint("userinfo", func(e Endpoints) string { return e.Userinfo })
+	if err != nil {
+		return err
+	}
+	return w.send(http.MethodGet, u, requestBody{}, bearer(w.vars["access_token"]))
 }
 
 // untilExpired waits until the access token's lifetime, given in the token response, has passed: the one
@@ -405,4 +437,32 @@ func (w *world) untilExpired() error {
 	}
 	time.Sleep(time.Duration(exp)*time.Second + 1100*time.Millisecond)
 	return nil
+}
+
+// userinfoNames checks UAA's user information: the user's name as user_name or as OpenID Connect's
+// preferred_username, and the e-mail address.
+func (w *world) userinfoNames(user, email string) error {
+	user, email, err := w.expand2(user, email)
+	if err != nil {
+		return err
+	}
+	obj, err := w.jsonObject()
+	if err != nil {
+		return err
+	}
+	if obj["user_name"] != user && obj["preferred_username"] != user {
+		return w.failf("neither user_name (%s) nor preferred_username (%s) is %q", mustJSON(obj["user_name"]), mustJSON(obj["preferred_username"]), user)
+	}
+	if obj["email"] != email {
+		return w.failf("email is %s, want %q", mustJSON(obj["email"]), email)
+	}
+	return nil
+}
+
+// passwordOf is the password of one of the scenario's users, written as the placeholder the steps expand.
+func (w *world) passwordOf(user string) string {
+	if u, err := w.expand(user); err == nil && u == w.vars["outsider"] {
+		return "{outsider_password}"
+	}
+	return "{password}"
 }

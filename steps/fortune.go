@@ -130,7 +130,7 @@ func (w *world) forgedToken() (string, error) {
 		"jti": randomID(), "sub": w.vars["user_id"], "user_id": w.vars["user_id"], "user_name": w.vars["user"],
 		"client_id": w.vars["client"], "cid": w.vars["client"], "azp": w.vars["client"],
 		"scope": []string{"openid", "fortunes.read"}, "aud": []string{w.vars["client"], "openid", "fortunes"},
-		"iss": w.vars["auth_url"] + "/oauth/token", "iat": now, "exp": now + 3600, "grant_type": "authorization_code",
+		"iss": w.suite.endpoints.Issuer, "iat": now, "exp": now + 3600, "grant_type": "authorization_code",
 	}
 	enc := func(v any) string {
 		b, _ := json.Marshal(v)

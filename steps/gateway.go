@@ -122,10 +122,24 @@ func (w *world) routeToUpstream(ctx context.Context, route, host string) error {
 	if err := w.apply(ctx, "route.yaml", w.vars["route"]+"-route"); err != nil {
 		return err
 	}
-	return w.until(15*time.Second, "the gateway to route "+w.vars["host"], func() (bool, error) {
-		ex, err := w.routeRequest(g.Instances[0].HTTP, "GET", "x-tck-probe", randomID())
+	return w.onEveryInstance(g, "the gateway to route "+w.vars["host"], func(inst GatewayInstance) (bool, error) {
+		ex, err := w.routeRequest(inst.HTTP, "GET", "x-tck-probe", randomID())
 		return err == nil && ex.status != http.StatusNotFound, nil
 	})
+}
+
+// onEveryInstance waits, 15 seconds at most, until done holds on every gateway instance: each instance loads a
+// manifest on its own, and a scenario may send its requests to any of them.
+func (w *world) onEveryInstance(g *Gateway, what string, done func(GatewayInstance) (bool, error)) error {
+	for i, inst := range g.Instances {
+		err := w.until(15*time.Second, fmt.Sprintf("%s on instance %d (%s)", what, i+1, inst.HTTP), func() (bool, error) {
+			return done(inst)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyPolicy applies a policy and waits until the route's answers carry rate-limit headers (probing with a
@@ -135,8 +149,8 @@ func (w *world) applyPolicy(ctx context.Context, template string) error {
 		return err
 	}
 	g, _ := w.gateway()
-	return w.until(15*time.Second, "the policy to take effect", func() (bool, error) {
-		ex, err := w.routeRequest(g.Instances[0].HTTP, "GET", "x-user-id", "tck-probe-"+randomID())
+	return w.onEveryInstance(g, "the policy to take effect", func(inst GatewayInstance) (bool, error) {
+		ex, err := w.routeRequest(inst.HTTP, "GET", "x-user-id", "tck-probe-"+randomID())
 		return err == nil && ex.header.Get("x-ratelimit-limit") != "", nil
 	})
 }

@@ -121,12 +121,13 @@ func (w *world) openGreeting() error {
 	if err != nil {
 		return err
 	}
-	as, err := w.authServer()
+	w.auth.browser = nil
+	b, err := w.browserOf()
 	if err != nil {
 		return err
 	}
-	w.auth.browser = newBrowser(as.URL, w.suite.http, base)
-	w.last, err = w.auth.browser.get(base+"/", "")
+	b.others = []string{base}
+	w.last, err = b.get(base+"/", "")
 	return err
 }
 

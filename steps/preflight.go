@@ -15,7 +15,7 @@ import (
 // listed. A target that cannot be reached is one error of the run, not a list of failed scenarios.
 func (s *Suite) Preflight(ctx context.Context) error {
 	if as := s.env.AuthServer; as != nil {
-		if err := reachable(ctx, "services.authServer.url", as.URL); err != nil {
+		if err := s.preflightAuth(ctx, as); err != nil {
 			return err
 		}
 	}
@@ -66,6 +66,74 @@ func listable(r Repo) error {
 	if _, err := remote.List(&git.ListOptions{Auth: authOf(r)}); err != nil {
 		return fmt.Errorf("cannot reach the configuration repository %s: %w\n"+
 			"Check services.configServer.repository in the target file (uri, username, password)", r.URI, err)
+	}
+	return nil
+}
+
+// preflightAuth resolves the authorization server's endpoints, finds which profile-wide surfaces it lacks, and
+// signs each fixture user in once: a wrong fixture is one error of the run that names its field, not a failure
+// of every scenario.
+func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
+	ep, err := resolveEndpoints(ctx, s.http, as)
+	if err != nil {
+		return err
+	}
+	s.endpoints = ep
+	if err := s.checkToken(ctx); err != nil {
+		s.missing[SurfaceCheckToken] = err.Error()
+	}
+	if as.Provisioning != nil {
+		if s.provisioner, err = newProvisioner(as.Provisioning); err != nil {
+			return fmt.Errorf("services.authServer.provisioning: %w", err)
+		}
+		return nil
+	}
+	if fx := as.Fixtures; fx != nil {
+		for _, u := range []struct {
+			field string
+			user  *User
+		}{{"reader", fx.Reader}, {"outsider", fx.Outsider}} {
+			if u.user != nil {
+				if err := s.signInOnce(u.user, fx.Web); err != nil {
+					return fmt.Errorf("services.authServer.fixtures.users.%s: %w", u.field, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Suite) checkToken(ctx context.Context) error {
+	return probeCheckToken(ctx, s.http, s.endpoints.CheckToken)
+}
+
+// MissingSurfaces are the surfaces the target lacks, each with the reason, as Preflight found them.
+func (s *Suite) MissingSurfaces() map[Surface]string { return s.missing }
+
+// signInOnce starts a code flow for the web client and signs the user in; the sign-in page coming back means
+// the password was refused.
+func (s *Suite) signInOnce(u *User, web *Client) error {
+	if web == nil {
+		return fmt.Errorf("services.authServer.fixtures.clients.web is needed to sign %s in", u.Username)
+	}
+	w := newWorld(s)
+	if err := w.askForCode(web.ID, "openid", web.RedirectURI); err != nil {
+		return fmt.Errorf("starting a sign-in of %s at %s: %w", u.Username, s.endpoints.Authorization, err)
+	}
+	if w.auth.browser.redirect != nil {
+		return fmt.Errorf("the authorization server sent the browser back to the client without a sign-in page: %s", w.auth.browser.redirect)
+	}
+	if err := w.signIn(u.Username, u.Password); err != nil {
+		return fmt.Errorf("signing %s in at %s: %w", u.Username, w.auth.browser.pageURL, err)
+	}
+	if w.auth.browser.redirect == nil {
+		p, err := w.auth.browser.parse(s.env.AuthServer.Pages)
+		if err != nil {
+			return err
+		}
+		if f, _, _ := p.signInForm(); f != nil {
+			return fmt.Errorf("the sign-in at %s refused the password of %s (the sign-in page came back); check the fixture", w.auth.browser.pageURL, u.Username)
+		}
 	}
 	return nil
 }

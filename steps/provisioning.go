@@ -8,15 +8,14 @@ import (
 	"github.com/cucumber/godog"
 )
 
-// The provisioning steps speak UAA's API (SCIM users and groups, client registrations), so that they provision
-// UAA and the reference alike.
+// The provisioning steps speak UAA's administration API (SCIM users and groups, client registrations): the
+// profile "provisioning" verifies that API itself, where a target offers it.
 
 func (w *world) registerProvisioningSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an admin token from the client credentials grant$`, w.adminToken)
 	sc.Step(`^the administrator creates the user "([^"]+)" with the password "([^"]+)"$`, w.createUser)
 	sc.Step(`^the answer has a user id$`, w.answerHasUserID)
 	sc.Step(`^the user "([^"]+)" exists$`, w.userExists)
-	sc.Step(`^the user "([^"]+)" exists in the group "([^"]+)"$`, w.userExistsInGroup)
 	sc.Step(`^the administrator creates the group "([^"]+)" described as "([^"]+)"$`, w.createGroup)
 	sc.Step(`^the administrator looks up the group "([^"]+)"$`, w.lookUpGroup)
 	sc.Step(`^the lookup finds exactly one group named "([^"]+)"$`, w.lookupFindsOne)
@@ -26,30 +25,41 @@ func (w *world) registerProvisioningSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the list field "([^"]+)" holds "([^"]*)"$`, w.listFieldHolds)
 	sc.Step(`^the answer has no field "([^"]+)"$`, w.answerHasNoField)
 	sc.Step(`^a user is created without a token$`, func() error {
-		return w.postJSON("/Users", userRecord("tck-nobody-"+randomID(), "x"), nil)
+		return w.sendAPI(http.MethodPost, "/Users", jsonBody(userRecord("tck-nobody-"+randomID(), "x")), nil)
 	})
 	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and no authorities$`, func(id string) error {
-		return w.ensureClient(id, "", "client_credentials", "", 0)
+		return w.ensureClient(clientSpec{id: id, grants: "client_credentials"})
 	})
 	sc.Step(`^"([^"]+)" creates a user with its own client credentials token$`, w.createUserAs)
-	sc.Step(`^the client "([^"]+)" may request "([^"]+)" with the grants "([^"]+)"$`, func(id, scope, grants string) error {
-		return w.ensureClient(id, scope, grants, "", 0)
-	})
-	sc.Step(`^the client "([^"]+)" may request "([^"]+)" with the grants "([^"]+)" and tokens valid for (\d+) seconds?$`,
-		func(id, scope, grants string, validity int) error {
-			return w.ensureClient(id, scope, grants, "", validity)
-		})
-	sc.Step(`^a resource client "([^"]+)" with the authorities "([^"]+)"$`, func(id, authorities string) error {
-		return w.ensureClient(id, "", "client_credentials", authorities, 0)
-	})
 }
 
-func (w *world) adminToken() error {
+// provisioning is the administration API of the target, for the steps that verify it.
+func (w *world) provisioning() (*Provisioning, error) {
 	as, err := w.authServer()
+	if err != nil {
+		return nil, err
+	}
+	if as.Provisioning == nil {
+		return nil, Blockedf("the target declares no provisioning API")
+	}
+	return as.Provisioning, nil
+}
+
+// sendAPI sends a request to the administration API.
+func (w *world) sendAPI(method, path string, body requestBody, auth func(*http.Request)) error {
+	p, err := w.provisioning()
 	if err != nil {
 		return err
 	}
-	w.auth.adminToken, err = w.clientCredentialsToken(as.AdminClient, as.AdminSecret)
+	return w.send(method, p.URL+path, body, auth)
+}
+
+func (w *world) adminToken() error {
+	p, err := w.provisioning()
+	if err != nil {
+		return err
+	}
+	w.auth.adminToken, err = w.clientCredentialsToken(p.ClientID, p.ClientSecret)
 	return err
 }
 
@@ -69,7 +79,7 @@ func (w *world) createUser(name, password string) error {
 	if err != nil {
 		return err
 	}
-	return w.postJSON("/Users", userRecord(name, password), w.admin())
+	return w.sendAPI(http.MethodPost, "/Users", jsonBody(userRecord(name, password)), w.admin())
 }
 
 func (w *world) answerHasUserID() error {
@@ -85,14 +95,6 @@ func (w *world) answerHasUserID() error {
 	return nil
 }
 
-// rememberUser keeps a user's id; the scenario's own user is also {user_id}.
-func (w *world) rememberUser(name, id string) {
-	w.auth.userIDs[name] = id
-	if name == w.vars["user"] {
-		w.vars["user_id"] = id
-	}
-}
-
 // userExists creates a user with the scenario's password.
 func (w *world) userExists(name string) error {
 	if err := w.createUser(name, "{password}"); err != nil {
@@ -104,19 +106,12 @@ func (w *world) userExists(name string) error {
 	return w.answerHasUserID()
 }
 
-func (w *world) userExistsInGroup(name, group string) error {
-	if err := w.userExists(name); err != nil {
-		return err
-	}
-	return w.addMember(name, group)
-}
-
 func (w *world) createGroup(name, description string) error {
 	name, description, err := w.expand2(name, description)
 	if err != nil {
 		return err
 	}
-	return w.postJSON("/Groups", map[string]string{"displayName": name, "description": description}, w.admin())
+	return w.sendAPI(http.MethodPost, "/Groups", jsonBody(map[string]string{"displayName": name, "description": description}), w.admin())
 }
 
 func (w *world) lookUpGroup(name string) error {
@@ -125,7 +120,7 @@ func (w *world) lookUpGroup(name string) error {
 		return err
 	}
 	q := url.Values{"filter": {fmt.Sprintf("displayName eq %q", name)}}
-	return w.authRequest(http.MethodGet, "/Groups?"+q.Encode(), nil, "", w.admin())
+	return w.sendAPI(http.MethodGet, "/Groups?"+q.Encode(), requestBody{}, w.admin())
 }
 
 func (w *world) lookupFindsOne(name string) error {
@@ -181,49 +176,20 @@ func (w *world) addMember(user, group string) error {
 		return err
 	}
 	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
-	if err := w.postJSON("/Groups/"+url.PathEscape(groupID)+"/members", member, w.admin()); err != nil {
-		return err
-	}
-	if w.last.status != http.StatusCreated && w.last.status != http.StatusConflict {
-		return w.failf("adding %s to %s answered %d", user, group, w.last.status)
-	}
-	return nil
+	return w.sendAPI(http.MethodPost, "/Groups/"+url.PathEscape(groupID)+"/members", jsonBody(member), w.admin())
 }
 
-// redirectURI is where a scenario's client is sent back to; nothing listens there, and nothing needs to.
-func redirectURI(client string) string { return "https://" + client + ".client.invalid/callback" }
-
-func (w *world) registerClient(id, scope, grants, authorities string, validity int) error {
+func (w *world) registerClientStep(id, scope, grants, authorities string) error {
 	id, err := w.expand(id)
 	if err != nil {
 		return err
 	}
-	secret := "secret-" + id
 	reg := map[string]any{
-		"client_id": id, "client_secret": secret, "name": id,
+		"client_id": id, "client_secret": "secret-" + id, "name": id,
 		"scope": words(scope), "authorized_grant_types": words(grants), "authorities": words(authorities),
-		"redirect_uri": []string{redirectURI(id)}, "autoapprove": false,
+		"redirect_uri": []string{"https://" + id + ".client.invalid/callback"}, "autoapprove": false,
 	}
-	if validity > 0 {
-		reg["access_token_validity"] = validity
-		reg["refresh_token_validity"] = validity
-	}
-	w.auth.secrets[id] = secret
-	return w.postJSON("/oauth/clients", reg, w.admin())
-}
-
-func (w *world) registerClientStep(id, scope, grants, authorities string) error {
-	return w.registerClient(id, scope, grants, authorities, 0)
-}
-
-func (w *world) ensureClient(id, scope, grants, authorities string, validity int) error {
-	if err := w.registerClient(id, scope, grants, authorities, validity); err != nil {
-		return err
-	}
-	if w.last.status != http.StatusCreated {
-		return w.failf("registering the client answered %d, want 201", w.last.status)
-	}
-	return nil
+	return w.sendAPI(http.MethodPost, "/oauth/clients", jsonBody(reg), w.admin())
 }
 
 func (w *world) readClient(id string) error {
@@ -231,7 +197,7 @@ func (w *world) readClient(id string) error {
 	if err != nil {
 		return err
 	}
-	return w.authRequest(http.MethodGet, "/oauth/clients/"+url.PathEscape(id), nil, "", w.admin())
+	return w.sendAPI(http.MethodGet, "/oauth/clients/"+url.PathEscape(id), requestBody{}, w.admin())
 }
 
 func (w *world) listFieldHolds(name, want string) error {
@@ -270,5 +236,5 @@ func (w *world) createUserAs(client string) error {
 	if err != nil {
 		return err
 	}
-	return w.postJSON("/Users", userRecord("tck-denied-"+randomID(), "x"), bearer(token))
+	return w.sendAPI(http.MethodPost, "/Users", jsonBody(userRecord("tck-denied-"+randomID(), "x")), bearer(token))
 }

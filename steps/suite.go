@@ -4,12 +4,14 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 )
 
 // Env is what the steps know of the target: where each service is and how to reach what is not HTTP.
@@ -28,12 +30,6 @@ type Env struct {
 // Service is a service reached at a base URL.
 type Service struct {
 	URL string
-}
-
-// AuthServer is the authorization server and the admin client that provisions it through UAA's API.
-type AuthServer struct {
-	URL                      string
-	AdminClient, AdminSecret string
 }
 
 // ConfigApp starts instances of the configuration client application: its name and profiles are fixed at start,
@@ -71,6 +67,12 @@ type Suite struct {
 	env  Env
 	http *http.Client
 
+	// endpoints are the authorization server's, resolved by Preflight; provisioner is nil without an
+	// administration API; missing are the surfaces the target lacks, with the reason.
+	endpoints   Endpoints
+	provisioner provisioner
+	missing     map[Surface]string
+
 	repoOnce sync.Once
 	repo     *workspace
 	repoErr  error
@@ -87,7 +89,7 @@ type Suite struct {
 // New returns the step suite for a target.
 func New(env Env) *Suite {
 	return &Suite{
-		env: env,
+		env: env, missing: map[Surface]string{},
 		// Redirects are answers to check, not to follow.
 		http: &http.Client{
 			Timeout:       20 * time.Second,
@@ -115,6 +117,7 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 // area bound to it.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	w := newWorld(s)
+	trackFailedStep(sc)
 	sc.After(w.attachEvidence)
 	sc.After(w.stopInstances)
 	w.registerHTTPSteps(sc)
@@ -152,4 +155,40 @@ func (s *Suite) upstreamServer() (*upstream, error) {
 		s.upstream, s.upstreamErr = startUpstream(s.env.Gateway.HarnessHost)
 	})
 	return s.upstream, s.upstreamErr
+}
+
+// failedStep is the first step of a scenario that failed, kept in the scenario's context.
+type failedStep struct {
+	text    string
+	context bool // a Given step: a precondition
+	err     error
+}
+
+type failedStepKey struct{}
+
+// trackFailedStep remembers the first failed step of the scenario in its context.
+func trackFailedStep(sc *godog.ScenarioContext) {
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+		if err != nil && ctx.Value(failedStepKey{}) == nil && !errors.Is(err, godog.ErrSkip) {
+			ctx = context.WithValue(ctx, failedStepKey{}, &failedStep{text: st.Text,
+				context: st.Type == messages.PickleStepType_CONTEXT, err: err})
+		}
+		return ctx, err
+	})
+}
+
+// Verdict tells whether a scenario that ended with err was blocked: stopped by a precondition (a Given step)
+// or by a surface the target lacks, before the behaviour it is named for. cause names the step and the error.
+func Verdict(ctx context.Context, err error) (blocked bool, cause string) {
+	if err == nil {
+		return false, ""
+	}
+	f, _ := ctx.Value(failedStepKey{}).(*failedStep)
+	switch {
+	case f != nil && (f.context || IsBlocked(f.err)):
+		return true, fmt.Sprintf("at %q: %v", f.text, f.err)
+	case IsBlocked(err):
+		return true, err.Error()
+	}
+	return false, ""
 }

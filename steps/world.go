@@ -44,18 +44,19 @@ type exchange struct {
 func newWorld(s *Suite) *world {
 	id := randomID()
 	w := &world{suite: s, vars: map[string]string{
-		"app":      "tck-" + id,
-		"branch":   "tck-branch-" + id,
-		"tag":      "tck-tag-" + id,
-		"user":     "tck-user-" + id,
-		"password": "pw-" + randomID(),
-		"client":   "tck-client-" + id,
-		"group":    "tck-group-" + id,
-		"route":    "tck-route-" + id,
-		"host":     id + ".tck.test",
-	}, auth: authState{secrets: map[string]string{}, userIDs: map[string]string{}}}
-	if as := s.env.AuthServer; as != nil {
-		w.vars["auth_url"] = as.URL
+		"app":    "tck-" + id,
+		"branch": "tck-branch-" + id,
+		"tag":    "tck-tag-" + id,
+		"group":  "tck-group-" + id,
+		"route":  "tck-route-" + id,
+		"host":   id + ".tck.test",
+	}, auth: newAuthState()}
+	w.bindIdentities(id)
+	ep := s.endpoints
+	for k, v := range map[string]string{"issuer": ep.Issuer, "authorization_endpoint": ep.Authorization, "token_endpoint": ep.Token} {
+		if v != "" {
+			w.vars[k] = v
+		}
 	}
 	return w
 }

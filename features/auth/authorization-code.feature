@@ -1,22 +1,29 @@
-@spec-1.1 @spec-3.1 @spec-5 @spec-5.1
+@profile-oauth @spec-1.1 @spec-3.1 @spec-5 @spec-5.1
 Feature: Authorization code flow, sign-in and consent
-  A browser user reaches GET {auth_url}/oauth/authorize for a client (response_type=code, client_id,
-  redirect_uri, scope, state, and a PKCE challenge). The authorization server asks the user to sign in with
-  username and password, then asks consent to the requested scopes on a page whose form has a checkbox per
-  scope and the buttons user_oauth_approval=true (Authorize) and user_oauth_approval=false (Deny). Approving
-  sends the browser back to the redirect URI with a code and the same state; the client exchanges the code at
-  POST {auth_url}/oauth/token, authenticating with its id and secret as form fields. The token carries
-  fortunes.read only when the user is a member of the group fortunes.read.
+  A browser user reaches the authorization endpoint for a client (response_type=code, client_id,
+  redirect_uri, scope, state, nonce and a PKCE challenge). The authorization server asks the user to sign in
+  with username and password, then asks consent to the requested scopes. Approving sends the browser back to
+  the redirect URI with a code and the same state; the client exchanges the code at the token endpoint,
+  authenticating with its id and secret as form fields. The token carries fortunes.read only when the user
+  is a member of the group fortunes.read.
 
-  The steps find forms by their meaning (the form with a password field, the form with user_oauth_approval),
-  not by the markup of any implementation. {user} and {client} are this scenario's own.
+  The endpoints are the ones the server's discovery document names ({authorization_endpoint},
+  {token_endpoint}, {issuer}); a UAA-shaped server without one has them at /oauth/authorize, /oauth/token,
+  and its issuer is {auth_url}/oauth/token. Pages are found by their meaning: the sign-in form is the form
+  with a password field; the consent page has an approve control (allow, authorize, continue...) and a deny
+  control (deny, cancel...).
+
+  Identities: {user} (password {password}) holds fortunes.read, {outsider} (password {outsider_password})
+  does not; {client} is a confidential web client and {resource_client} a resource server's client. They are
+  made fresh for every scenario through an administration API, or they are the target's fixtures. {nonce}
+  is the nonce of the last authorization request, {access_token} and {user_id} come from the last token
+  response.
 
   Background:
-    Given an admin token from the client credentials grant
-    And the user "{user}" exists in the group "fortunes.read"
-    And the client "{client}" may request "openid fortunes.read" with the grants "authorization_code refresh_token"
+    Given a user "{user}" who holds fortunes.read
+    And a web client "{client}" that may request "openid fortunes.read" with the grants "authorization_code refresh_token"
 
-  @spec-3.1-unauthenticated @spec-3.1-signed-in-no-consent @spec-3.1-awaiting-consent @spec-3.1-code-issued @spec-4.1-get-oauth-authorize @spec-4.1-post-oauth-token @spec-5.2
+  @spec-3.1-unauthenticated @spec-3.1-signed-in-no-consent @spec-3.1-awaiting-consent @spec-3.1-code-issued @spec-4.1-get-oauth-authorize @spec-4.1-post-oauth-token @spec-5.2 @fresh-consent
   Scenario: Sign in, consent, code, token carrying fortunes.read
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     Then the authorization server shows a sign-in page
@@ -29,6 +36,12 @@ Feature: Authorization code flow, sign-in and consent
     And the token response carries an access token with the scope "openid fortunes.read"
     And the token response has a refresh token and an id token
 
+  @spec-5.1
+  Scenario: The ID token is signed by the server and names the issuer, the client and the nonce
+    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    Then the ID token is signed with a key of the server's JWKS
+    And the ID token names the issuer, the client "{client}", the user and the nonce of the request
+
   @spec-3.1-awaiting-consent @capability-auth.remembered-consent
   Scenario: A second sign-in does not ask for consent again
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
@@ -37,17 +50,17 @@ Feature: Authorization code flow, sign-in and consent
     And "{user}" signs in with the password "{password}"
     Then the browser is sent back to the redirect URI with a code and the same state
 
-  @spec-3.1-awaiting-consent @spec-7-auth-server-errors
+  @spec-3.1-awaiting-consent @spec-7-auth-server-errors @fresh-consent
   Scenario: Denying consent sends the browser back with access_denied
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" signs in with the password "{password}"
     And the user denies
     Then the browser is sent back to the redirect URI with the error "access_denied" and the same state
 
-  @spec-2.1 @spec-3.1-code-issued
+  @spec-2.1 @spec-3.1-code-issued @fixture-outsider
   Scenario: A user outside the group fortunes.read gets a token without that scope
-    Given the user "{user}-outsider" exists
-    When "{user}-outsider" obtains a code for "{client}" with the scope "openid fortunes.read"
+    Given a user "{outsider}" who does not hold fortunes.read
+    When "{outsider}" obtains a code for "{client}" with the scope "openid fortunes.read"
     And the client exchanges the code with its credentials as form fields
     Then the answer is 200 with a JSON body
     And the token response does not carry the scope "fortunes.read"
@@ -79,14 +92,13 @@ Feature: Authorization code flow, sign-in and consent
     When the client exchanges the code with its credentials as form fields
     Then the answer is 400 with the error "invalid_grant"
 
-  @spec-7-auth-server-errors @capability-auth.replay-revokes
+  @spec-7-auth-server-errors @capability-auth.replay-revokes @fixture-resource-client
   Scenario: Replaying a code revokes the tokens issued from it
-    Given a resource client "{client}-resource" with the authorities "fortunes.read authz.resource"
+    Given a resource client "{resource_client}" with the authorities "fortunes.read authz.resource"
     When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
     And the client exchanges the code with its credentials as form fields
     And the client exchanges the code with its credentials as form fields
-    And "{client}-resource" checks the access token
-    Then the answer is 400 with the error "invalid_token"
+    Then the authorization server reports the access token as no longer active to "{resource_client}"
 
   @spec-7-auth-server-errors
   Scenario: A wrong PKCE verifier gets invalid_grant
@@ -95,7 +107,7 @@ Feature: Authorization code flow, sign-in and consent
     Then the answer is 400 with the error "invalid_grant"
 
   @spec-4.1-post-oauth-token
-  Scenario: The refresh token grant gives a new access token, once per refresh token
+  Scenario: The refresh token grant gives a new access token
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
     When the client uses the refresh token
     Then the answer is 200 with a JSON body
@@ -113,6 +125,25 @@ Feature: Authorization code flow, sign-in and consent
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
     When the user information is requested with the access token
     Then the answer is 200 with a JSON body
-    And the field "user_name" is "{user}"
-    And the field "email" is "{user}@test.org"
+    And the field "sub" is the subject of the ID token
+
+  @spec-4.1-get-userinfo @capability-auth.userinfo-claims
+  Scenario: User information names the user and the e-mail address, as UAA's does
+    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    When the user information is requested with the access token
+    Then the answer is 200 with a JSON body
+    And the answer names the user "{user}" with the e-mail address "{user_email}"
     And the field "sub" is "{user_id}"
+
+  @spec-9.2 @capability-auth.issuer-is-token-endpoint
+  Scenario: The issuer is the token endpoint's address
+    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    Then the issuer is the token endpoint's address
+    And the ID token names the issuer, the client "{client}", the user and the nonce of the request
+
+  @spec-7-auth-server-errors @capability-auth.revocation @fixture-resource-client
+  Scenario: A revoked access token is no longer active
+    Given a resource client "{resource_client}" with the authorities "fortunes.read authz.resource"
+    And "{user}" holds a token from "{client}" for "openid fortunes.read"
+    When the client revokes the access token
+    Then the authorization server reports the access token as no longer active to "{resource_client}"

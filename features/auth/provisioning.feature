@@ -1,12 +1,13 @@
-@spec-2.1 @spec-1.1
+@profile-provisioning @spec-2.1 @spec-1.1
 Feature: Provisioning users, groups and clients
   An administrator creates the records of spec 2.1 through the UAA-compatible API, with a token the admin
   client gets from the client credentials grant: users (POST /Users), the group that is the scope
   fortunes.read (POST /Groups, GET /Groups?filter=...), memberships (POST /Groups/{id}/members) that grant a
-  user the scope, and client registrations (POST /oauth/clients). The same steps provision a third-party
-  server, so nothing here depends on the reference.
+  user the scope, and client registrations (POST /oauth/clients). This API is UAA's, and optional: a target
+  declares it with services.authServer.provisioning, and the harness then also makes the identities of the
+  other profiles through it, fresh for every scenario.
 
-  Every scenario uses names of its own: {user}, {client}, {group}.
+  Every scenario uses names of its own: {user} (password {password}), {client}, {group}.
 
   Background:
     Given an admin token from the client credentials grant

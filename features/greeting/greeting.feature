@@ -1,27 +1,28 @@
 @spec-1.3 @spec-3.1 @spec-4.3 @spec-5.1 @service-authServer @service-fortune
 Feature: Greeting client
   The greeting client is a web application. A browser without a session that opens its root is redirected
-  to the authorization server's /oauth/authorize (response_type=code, the client's id, the client's root as
+  to the authorization server's authorization endpoint, {authorization_endpoint} (response_type=code, the client's id, the client's root as
   redirect_uri, the scopes openid and fortunes.read, a state bound to the browser's session, and a PKCE
   challenge). After the user signs in and consents, the authorization server sends the browser back to the
   client's root with a code; the client exchanges it for tokens, calls the fortune service with the access
   token and renders the fortune. The page also answers Accept: application/json with {"fortune": ...}, so the
   harness reads it without scraping HTML.
 
-  The greeting client is registered by whoever runs it; the harness brings its own user, {user}.
+  The greeting client is registered at the authorization server by whoever runs it. The harness brings a user
+  who holds fortunes.read, {user} with the password {password}: fresh for every scenario where the target has
+  an administration API, else its fixture.
 
   Background:
-    Given an admin token from the client credentials grant
-    And the user "{user}" exists in the group "fortunes.read"
+    Given a user "{user}" who holds fortunes.read
 
   @spec-3.1-unauthenticated @spec-4.3-get-root @spec-7-greeting-unauthenticated
   Scenario: A browser without a session is redirected to the authorization server
     When a browser without a session opens the greeting client
-    Then it is redirected to "{auth_url}/oauth/authorize" with a code request for the scopes "openid fortunes.read"
+    Then it is redirected to "{authorization_endpoint}" with a code request for the scopes "openid fortunes.read"
     And the request has a state, a nonce and an S256 code challenge
     And the request's redirect URI is the greeting client's root
 
-  @spec-3.1-unauthenticated @spec-3.1-signed-in-no-consent @spec-3.1-awaiting-consent @spec-3.1-code-issued @spec-3.1-token-held @spec-4.3-get-root
+  @spec-3.1-unauthenticated @spec-3.1-signed-in-no-consent @spec-3.1-awaiting-consent @spec-3.1-code-issued @spec-3.1-token-held @spec-4.3-get-root @fresh-consent
   Scenario: Sign in and consent at the authorization server, then the greeting client shows a fortune
     When a browser opens the greeting client
     Then the authorization server shows a sign-in page
@@ -31,7 +32,7 @@ Feature: Greeting client
     Then the browser is back at the greeting client
     And the greeting page shows a fortune
 
-  @spec-3.1-awaiting-consent @capability-greeting.error-pages
+  @spec-3.1-awaiting-consent @capability-greeting.error-pages @fresh-consent
   Scenario: A denied consent renders a page that says so
     When a browser opens the greeting client
     And "{user}" signs in with the password "{password}"
@@ -39,14 +40,14 @@ Feature: Greeting client
     Then the browser is back at the greeting client
     And the greeting page says what went wrong
 
-  @spec-3.1-code-issued @spec-7-auth-server-errors
+  @spec-3.1-code-issued @spec-7-auth-server-errors @fresh-consent
   Scenario: A code that comes back with another state is refused
     When a browser opens the greeting client
     And "{user}" signs in with the password "{password}"
     And the user approves, and the state on the way back is changed
     Then the answer is 400
 
-  @spec-3.1-token-held @spec-4.3-get-root @browser
+  @spec-3.1-token-held @spec-4.3-get-root @browser @fresh-consent
   Scenario: The whole flow in a real browser
     When Chromium opens the greeting client
     And "{user}" signs in with the password "{password}" in Chromium

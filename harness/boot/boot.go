@@ -170,7 +170,7 @@ func (st *Stack) startOAuthServices(ctx context.Context, bin string) error {
 		}
 	}
 	st.Target.Services.AuthServer = &target.AuthServer{URL: auth,
-		Admin: target.AdminClient{ClientID: "admin", ClientSecret: "adminsecret"}}
+		Provisioning: &target.Provisioning{API: "uaa", ClientID: "admin", ClientSecret: "adminsecret"}}
 	st.Target.Services.Fortune = &target.Service{URL: fortune}
 	st.Target.Services.Greeting = &target.Service{URL: greeting}
 	return nil

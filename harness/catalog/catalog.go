@@ -18,6 +18,7 @@ import (
 // Scenario is one pickle: a scenario, or one example row of a scenario outline.
 type Scenario struct {
 	Area    string // the folder of the feature file
+	Profile string // the feature's @profile-<name> tag, else the area
 	URI     string // path of the feature file inside the features FS
 	Feature string
 	Name    string
@@ -49,6 +50,9 @@ func (s Scenario) TagsWithPrefix(prefix string) []string {
 	}
 	return out
 }
+
+// ProfileTag is the tag prefix that puts a feature's scenarios into a profile.
+const ProfileTag = "@profile-"
 
 // Catalog is every scenario of a features FS, in file order.
 type Catalog struct {
@@ -140,6 +144,10 @@ func (c *Catalog) addFile(fsys fs.FS, file string) error {
 		s.Line = lines[p.AstNodeIds[len(p.AstNodeIds)-1]]
 		for _, t := range p.Tags {
 			s.Tags = append(s.Tags, t.Name)
+		}
+		s.Profile = area
+		if profiles := s.TagsWithPrefix(ProfileTag); len(profiles) > 0 {
+			s.Profile = profiles[0]
 		}
 		if prev, dup := c.byKey[s.key]; dup {
 			return fmt.Errorf("%s: scenario %q cannot be told apart from line %d; give it another name",

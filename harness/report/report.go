@@ -22,10 +22,16 @@ type Outcome string
 // The outcomes, from the run's point of view. Unsupported (the target does not declare a capability the
 // scenario needs) is neither a skip nor a failure.
 const (
-	Passed      Outcome = "passed"
-	Failed      Outcome = "failed"
-	Skipped     Outcome = "skipped" // left out by a tag filter, or never run
+	Passed  Outcome = "passed"
+	Failed  Outcome = "failed"
+	Skipped Outcome = "skipped" // left out by a tag filter
+	// Blocked: a precondition failed (or a surface the whole profile needs is missing) before the scenario
+	// reached the behaviour it is named for. It is not a failure of that behaviour, and not a pass either.
+	Blocked Outcome = "blocked"
+	// Unsupported: the scenario needs a capability or a fixture the target does not declare.
 	Unsupported Outcome = "unsupported"
+	// NotUnderTest: the scenario needs a service the target does not declare.
+	NotUnderTest Outcome = "not under test"
 )
 
 // Results are the outcomes of a run by scenario ID, with the failure message of each failed one and what the
@@ -36,22 +42,48 @@ type Results struct {
 	Missing  map[string][]Requirement
 }
 
-// Requirement is something a scenario needs from a target: a service or an optional capability.
+// Requirement is something a scenario needs from a target.
 type Requirement struct {
-	Kind string // "service" or "capability"
+	Kind RequirementKind
 	Name string
 }
 
-func (r Requirement) String() string { return r.Kind + " " + r.Name }
+// RequirementKind tells services (their absence means "not under test") from capabilities and fixtures (their
+// absence means "not supported").
+type RequirementKind string
+
+// The requirement kinds.
+const (
+	NeedsService    RequirementKind = "service"
+	NeedsCapability RequirementKind = "capability"
+	NeedsFixture    RequirementKind = "fixture"
+)
+
+func (r Requirement) String() string { return string(r.Kind) + " " + r.Name }
+
+// Feature names the requirement among a profile's unsupported features: a capability by its name, anything
+// else with its kind ("fixture users.outsider").
+func (r Requirement) Feature() string {
+	if r.Kind == NeedsCapability {
+		return r.Name
+	}
+	return r.String()
+}
 
 // NewResults returns empty results.
 func NewResults() *Results {
 	return &Results{Outcomes: map[string]Outcome{}, Messages: map[string]string{}, Missing: map[string][]Requirement{}}
 }
 
-// SetUnsupported records a scenario the target cannot run, and why.
+// SetUnsupported records a scenario the target cannot run, and why: not under test when a service is missing,
+// else not supported.
 func (r *Results) SetUnsupported(s catalog.Scenario, missing []Requirement) {
 	r.Outcomes[s.ID()] = Unsupported
+	for _, m := range missing {
+		if m.Kind == NeedsService {
+			r.Outcomes[s.ID()] = NotUnderTest
+		}
+	}
 	r.Missing[s.ID()] = missing
 }
 
@@ -91,10 +123,12 @@ type Implementation struct {
 	Contact      []string `yaml:"contact"`
 }
 
-// Profile is the result of one area.
+// Profile is the result of one profile (a concern of an area).
 type Profile struct {
-	Name     string    `yaml:"name"`
-	Summary  string    `yaml:"summary"`
+	Name    string `yaml:"name"`
+	Summary string `yaml:"summary"`
+	// Reason says why no scenario of the profile could run: a surface it needs that the target lacks.
+	Reason   string    `yaml:"reason,omitempty"`
 	Core     Result    `yaml:"core"`
 	Extended *Extended `yaml:"extended,omitempty"`
 	// UntestedServices are services of the area the target does not declare; their scenarios are not counted.
@@ -103,10 +137,17 @@ type Profile struct {
 
 // Result sums up a set of scenarios.
 type Result struct {
-	Result       string     `yaml:"result"`
-	Statistics   Statistics `yaml:"statistics"`
-	FailedTests  []string   `yaml:"failedTests,omitempty"`
-	SkippedTests []string   `yaml:"skippedTests,omitempty"`
+	Result       string        `yaml:"result"`
+	Statistics   Statistics    `yaml:"statistics"`
+	FailedTests  []string      `yaml:"failedTests,omitempty"`
+	BlockedTests []BlockedTest `yaml:"blockedTests,omitempty"`
+	SkippedTests []string      `yaml:"skippedTests,omitempty"`
+}
+
+// BlockedTest is a scenario stopped before its behaviour, with the cause.
+type BlockedTest struct {
+	Name  string `yaml:"name"`
+	Cause string `yaml:"cause"`
 }
 
 // Extended is the result of the scenarios that need an optional capability.
@@ -120,38 +161,46 @@ type Extended struct {
 type Statistics struct {
 	Passed  int `yaml:"Passed"`
 	Failed  int `yaml:"Failed"`
+	Blocked int `yaml:"Blocked,omitempty"`
 	Skipped int `yaml:"Skipped"`
 }
 
 // CapabilityTag is the tag prefix of scenarios that need an optional capability.
 const CapabilityTag = "@capability-"
 
-// Build makes the report of a run. areas are the areas under test, in report order.
-func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalog.Catalog, areas []string, res *Results) ConformanceReport {
+// Build makes the report of a run. profiles are the profiles under test, in report order; reasons say why a
+// profile could not run at all.
+func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalog.Catalog, profiles []string, reasons map[string]string, res *Results) ConformanceReport {
 	rep := ConformanceReport{
 		APIVersion: "fortune-tck/v1alpha1", Kind: "ConformanceReport", Implementation: impl,
 		Date: date.UTC().Format(time.RFC3339), Mode: "default", SuiteVersion: suiteVersion,
 	}
-	for _, area := range areas {
-		rep.Profiles = append(rep.Profiles, buildProfile(area, cat, res))
+	for _, name := range profiles {
+		p := buildProfile(name, cat, res)
+		if r := reasons[name]; r != "" {
+			p.Reason = r
+			p.Core.Result = "failure"
+		}
+		rep.Profiles = append(rep.Profiles, p)
 	}
 	return rep
 }
 
-func buildProfile(area string, cat *catalog.Catalog, res *Results) Profile {
+func buildProfile(profile string, cat *catalog.Catalog, res *Results) Profile {
 	var core, ext Result
+	coreUnsupported := 0
 	supported, unsupported, untested := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, s := range cat.Scenarios {
-		if s.Area != area {
+		if s.Profile != profile {
 			continue
 		}
 		caps := s.TagsWithPrefix(CapabilityTag)
 		o := res.Get(s)
 		for _, m := range res.Missing[s.ID()] {
-			if m.Kind == "service" {
+			if m.Kind == NeedsService {
 				untested[m.Name] = true
 			} else {
-				unsupported[m.Name] = true
+				unsupported[m.Feature()] = true
 			}
 		}
 		for _, c := range caps {
@@ -160,16 +209,25 @@ func buildProfile(area string, cat *catalog.Catalog, res *Results) Profile {
 			}
 		}
 		if len(caps) == 0 {
-			core.add(s, o)
+			if o == Unsupported {
+				coreUnsupported++
+			}
+			core.add(s, o, res.Messages[s.ID()])
 		} else {
-			ext.add(s, o)
+			ext.add(s, o, res.Messages[s.ID()])
 		}
 	}
 	core.Result = verdict(core.Statistics)
-	p := Profile{Name: area, Core: core, UntestedServices: sortedKeys(untested)}
+	if core.Statistics == (Statistics{}) && coreUnsupported > 0 {
+		core.Result = "notSupported" // the whole profile is optional, and the target does not declare it
+	}
+	p := Profile{Name: profile, Core: core, UntestedServices: sortedKeys(untested)}
 	p.Summary = summary(core.Statistics, ext.Statistics, len(unsupported))
 	if ext.Statistics != (Statistics{}) || len(unsupported) > 0 {
 		ext.Result = verdict(ext.Statistics)
+		if ext.Statistics == (Statistics{}) {
+			ext.Result = "notSupported" // nothing ran: that is not a partial result
+		}
 		for c := range unsupported {
 			delete(supported, c)
 		}
@@ -178,24 +236,30 @@ func buildProfile(area string, cat *catalog.Catalog, res *Results) Profile {
 	return p
 }
 
-func (r *Result) add(s catalog.Scenario, o Outcome) {
+func (r *Result) add(s catalog.Scenario, o Outcome, message string) {
 	switch o {
 	case Passed:
 		r.Statistics.Passed++
 	case Failed:
 		r.Statistics.Failed++
 		r.FailedTests = append(r.FailedTests, s.ID())
+	case Blocked:
+		r.Statistics.Blocked++
+		r.BlockedTests = append(r.BlockedTests, BlockedTest{Name: s.ID(), Cause: message})
 	case Skipped:
 		r.Statistics.Skipped++
 		r.SkippedTests = append(r.SkippedTests, s.ID())
 	}
 }
 
-// verdict follows the Gateway API: any failure fails; skips make a pass partial.
+// verdict follows the Gateway API: any failure fails; skips make a pass partial. Blocked scenarios, with no
+// failure, make the result "blocked": nothing failed, but not everything could be verified.
 func verdict(st Statistics) string {
 	switch {
 	case st.Failed > 0:
 		return "failure"
+	case st.Blocked > 0:
+		return "blocked"
 	case st.Skipped > 0 || st.Passed == 0:
 		return "partial"
 	}
@@ -203,12 +267,19 @@ func verdict(st Statistics) string {
 }
 
 func summary(core, ext Statistics, unsupported int) string {
-	s := fmt.Sprintf("core: %d passed, %d failed, %d skipped", core.Passed, core.Failed, core.Skipped)
+	s := "core: " + counts(core)
 	if ext != (Statistics{}) || unsupported > 0 {
-		s += fmt.Sprintf("; extended: %d passed, %d failed, %d skipped, %d capabilities not supported",
-			ext.Passed, ext.Failed, ext.Skipped, unsupported)
+		s += fmt.Sprintf("; extended: %s, %d requirements not supported", counts(ext), unsupported)
 	}
 	return s
+}
+
+func counts(st Statistics) string {
+	s := fmt.Sprintf("%d passed, %d failed", st.Passed, st.Failed)
+	if st.Blocked > 0 {
+		s += fmt.Sprintf(", %d blocked", st.Blocked)
+	}
+	return s + fmt.Sprintf(", %d skipped", st.Skipped)
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -96,20 +96,6 @@ func (t *Target) HasService(name string) bool {
 	return false
 }
 
-// AuthServer is the authorization server of spec 4.1. The harness provisions its users, groups and clients
-// through UAA's API (/Users, /Groups, /oauth/clients) with a token the admin client gets from the client
-// credentials grant; the admin client needs the authorities scim.read, scim.write, clients.read, clients.write.
-type AuthServer struct {
-	URL   string      `yaml:"url"`
-	Admin AdminClient `yaml:"admin"`
-}
-
-// AdminClient is a client id and secret.
-type AdminClient struct {
-	ClientID     string `yaml:"clientId"`
-	ClientSecret string `yaml:"clientSecret"`
-}
-
 // ConfigServer is the configuration server of spec 4.4.
 type ConfigServer struct {
 	URL string `yaml:"url"`
@@ -165,25 +151,28 @@ type Repository struct {
 // Known lists the optional capabilities a target may declare, with what each one means. Scenarios that need one
 // carry the tag @capability-<name>; without the declaration they are reported as not supported.
 var Known = map[string]string{
-	"auth.provisioning-errors": "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API",
-	"auth.remembered-consent":  "a user who approved a client once is not asked again",
-	"auth.redirect-uri-errors": "an unregistered redirect_uri gets a 400 page and no redirect",
-	"auth.replay-revokes":      "replaying an authorization code revokes the tokens issued from it",
-	"auth.refresh-rotation":    "a refresh token works once: using it again gets invalid_grant",
-	"auth.token-lifetimes":     "access_token_validity in a client registration sets the lifetime of its tokens (seconds)",
-	"auth.revocation":          "RFC 7009 revocation at /oauth/revoke; check_token then says the token has been revoked",
-	"fortune.rfc6750-errors":   "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes",
-	"gateway.distinct-absent":  "a request without the header a Distinct selector names is neither counted nor limited by that rule",
-	"gateway.all-units":        "units beyond Minute (Second is used), with fixed windows aligned to the epoch",
-	"gateway.https":            "the route is served and limited on an HTTPS listener too (GET and HEAD)",
-	"gateway.instances":        "two gateway instances (declared in the target) share one Global counter",
-	"gateway.access-log":       "a JSON access log with the fields of spec 6.3, readable from files the target names",
-	"greeting.error-pages":     "a denied consent renders a page that says access was denied",
-	"config.profile-lists":     "several comma-separated profiles in one request, the last one winning",
-	"config.shared-files":      "application.yml and application-<profile>.yml apply to every application",
-	"config.label-forms":       "tags and commit ids as labels, and (_) for a slash in a label",
-	"config.flat-formats":      "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
-	"config.errors":            "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
+	ProvisioningCapability:          "UAA's provisioning API (declared by services.authServer.provisioning, not in this list): fresh users and clients for every scenario",
+	"auth.userinfo-claims":          "userinfo names the user (user_name or preferred_username) and gives the e-mail address for a token with openid alone, as UAA does",
+	"auth.issuer-is-token-endpoint": "the issuer (discovery, and iss of every token) is the token endpoint's address, as UAA's is (spec 9.2)",
+	"auth.provisioning-errors":      "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API",
+	"auth.remembered-consent":       "a user who approved a client once is not asked again",
+	"auth.redirect-uri-errors":      "an unregistered redirect_uri gets a 400 page and no redirect",
+	"auth.replay-revokes":           "replaying an authorization code revokes the tokens issued from it",
+	"auth.refresh-rotation":         "a refresh token works once: using it again gets invalid_grant",
+	"auth.token-lifetimes":          "access_token_validity in a client registration of the provisioning API sets the lifetime of its tokens (seconds)",
+	"auth.revocation":               "RFC 7009 revocation at the revocation endpoint; the token is then reported inactive (check_token, else introspection)",
+	"fortune.rfc6750-errors":        "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes",
+	"gateway.distinct-absent":       "a request without the header a Distinct selector names is neither counted nor limited by that rule",
+	"gateway.all-units":             "units beyond Minute (Second is used), with fixed windows aligned to the epoch",
+	"gateway.https":                 "the route is served and limited on an HTTPS listener too (GET and HEAD)",
+	"gateway.instances":             "two gateway instances (declared in the target) share one Global counter",
+	"gateway.access-log":            "a JSON access log with the fields of spec 6.3, readable from files the target names",
+	"greeting.error-pages":          "a denied consent renders a page that says access was denied",
+	"config.profile-lists":          "several comma-separated profiles in one request, the last one winning",
+	"config.shared-files":           "application.yml and application-<profile>.yml apply to every application",
+	"config.label-forms":            "tags and commit ids as labels, and (_) for a slash in a label",
+	"config.flat-formats":           "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
+	"config.errors":                 "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
 }
 
 // KnownNames returns the names of Known, sorted.
@@ -196,8 +185,16 @@ func KnownNames() []string {
 	return names
 }
 
+// ProvisioningCapability is implied by an administration API in the target (services.authServer.provisioning).
+const ProvisioningCapability = "auth.provisioning"
+
 // Has reports whether the target declares the capability.
-func (t *Target) Has(capability string) bool { return slices.Contains(t.Capabilities, capability) }
+func (t *Target) Has(capability string) bool {
+	if capability == ProvisioningCapability {
+		return t.Services.AuthServer.ProvisioningAPI() != nil
+	}
+	return slices.Contains(t.Capabilities, capability)
+}
 
 // Load reads, expands ${VAR} references in, and validates a target file. Every mistake is reported with its
 // field path, all at once.
@@ -246,9 +243,7 @@ func (t *Target) applyDefaults() {
 	if cs := t.Services.ConfigServer; cs != nil {
 		cs.URL = strings.TrimRight(cs.URL, "/")
 	}
-	if as := t.Services.AuthServer; as != nil {
-		as.URL = strings.TrimRight(as.URL, "/")
-	}
+	t.Services.AuthServer.applyDefaults()
 	for _, svc := range []*Service{t.Services.Fortune, t.Services.Greeting} {
 		if svc != nil {
 			svc.URL = strings.TrimRight(svc.URL, "/")
@@ -293,13 +288,7 @@ func (t *Target) validate() []string {
 			}
 		}
 	}
-	if as := t.Services.AuthServer; as != nil {
-		problems = append(problems, checkHTTPURL("services.authServer.url", as.URL)...)
-		if as.Admin.ClientID == "" || as.Admin.ClientSecret == "" {
-			problems = append(problems, "services.authServer.admin: clientId and clientSecret are required: "+
-				"the harness provisions users and clients with the admin client's token")
-		}
-	}
+	problems = append(problems, t.Services.AuthServer.validate()...)
 	if ca := t.Services.ConfigApp; ca != nil && strings.TrimSpace(ca.Start) == "" {
 		problems = append(problems, "services.configApp.start: required: a shell command that runs one instance "+
 			"(it finds TCK_APP_NAME, TCK_PROFILES, TCK_PORT and TCK_CONFIG_URL in its environment)")
@@ -309,6 +298,10 @@ func (t *Target) validate() []string {
 		problems = append(problems, checkRepositoryURI("services.configServer.repository.uri", cs.Repository.URI)...)
 	}
 	for i, c := range t.Capabilities {
+		if c == ProvisioningCapability {
+			problems = append(problems, fmt.Sprintf("capabilities[%d]: %s is declared by giving services.authServer.provisioning, not in this list", i, c))
+			continue
+		}
 		if _, ok := Known[c]; !ok {
 			problems = append(problems, fmt.Sprintf("capabilities[%d]: unknown capability %q; known: %s",
 				i, c, strings.Join(KnownNames(), ", ")))

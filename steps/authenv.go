@@ -1,0 +1,220 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// AuthServer is the authorization server as the steps see it: how to find its endpoints, the identities the
+// scenarios use (fixtures registered beforehand, or an administration API that makes fresh ones), and
+// descriptions of pages the rules by meaning do not understand.
+type AuthServer struct {
+	// URL is a UAA-shaped server's base URL: its discovery document is used when it has one, else UAA's paths.
+	URL string
+	// Issuer names an OpenID Connect server; its discovery document is at Issuer/.well-known/openid-configuration.
+	Issuer string
+	// Discovery is the discovery document's address when it is not under the issuer.
+	Discovery string
+	// Endpoints given one by one; they win over discovery.
+	Endpoints Endpoints
+	Fixtures  *Fixtures
+	// Provisioning is nil when the target has no administration API.
+	Provisioning *Provisioning
+	Pages        []PageRule
+	// RemembersConsent is true when the server does not ask a user again for a consent given once: scenarios
+	// that must see a consent page then need a fresh user.
+	RemembersConsent bool
+}
+
+// Endpoints of the authorization server, absolute URLs; Issuer is the iss of its tokens.
+type Endpoints struct {
+	Issuer, Authorization, Token, Userinfo, JWKS, Introspection, Revocation, CheckToken string
+}
+
+// Fixtures are users and clients registered before the run.
+type Fixtures struct {
+	Reader, Outsider          *User
+	Web, Resource, ShortLived *Client
+}
+
+// User is an end user.
+type User struct {
+	Username, Password, ID, Email string
+}
+
+// Client is a registered client.
+type Client struct {
+	ID, Secret, RedirectURI string
+}
+
+// Provisioning is an administration API and the admin client that uses it.
+type Provisioning struct {
+	API                    string // "uaa"
+	URL                    string // the API's base URL
+	ClientID, ClientSecret string
+}
+
+// PageRule describes controls of the pages whose address matches URL (a regular expression).
+type PageRule struct {
+	URL                               string
+	Username, Password, Approve, Deny *Control
+}
+
+// Control picks an element by its attributes; every one given must match.
+type Control struct {
+	ID, Name, Value, Text string
+}
+
+// wellKnown is where OpenID Connect Discovery puts the document, under the issuer.
+const wellKnown = "/.well-known/openid-configuration"
+
+// discoveryDocument holds the members of OpenID Provider Metadata (and RFC 8414) the steps use.
+type discoveryDocument struct {
+	Issuer                string   `json:"issuer"`
+	AuthorizationEndpoint string   `json:"authorization_endpoint"`
+	TokenEndpoint         string   `json:"token_endpoint"`
+	UserinfoEndpoint      string   `json:"userinfo_endpoint"`
+	JWKSURI               string   `json:"jwks_uri"`
+	IntrospectionEndpoint string   `json:"introspection_endpoint"`
+	RevocationEndpoint    string   `json:"revocation_endpoint"`
+	CodeChallengeMethods  []string `json:"code_challenge_methods_supported"`
+}
+
+// resolveEndpoints finds the authorization server's endpoints: the ones the target gives, then its discovery
+// document, then (for a UAA-shaped server named by url only) UAA's paths. Every problem names the target's field
+// and the URL, because it is an error of the run, not of a scenario.
+func resolveEndpoints(ctx context.Context, client *http.Client, as *AuthServer) (Endpoints, error) {
+	docURL, field, optional := as.Discovery, "services.authServer.discovery", false
+	switch {
+	case docURL != "":
+	case as.Issuer != "":
+		docURL, field = as.Issuer+wellKnown, "services.authServer.issuer"
+	default:
+		docURL, field, optional = as.URL+wellKnown, "services.authServer.url", true
+	}
+	doc, err := fetchDiscovery(ctx, client, docURL, as.Issuer)
+	var found Endpoints
+	switch {
+	case err == errNoDocument && optional:
+		found = uaaEndpoints(as.URL)
+	case err != nil:
+		return Endpoints{}, fmt.Errorf("%s: the discovery document at %s: %w", field, docURL, err)
+	default:
+		found = Endpoints{Issuer: doc.Issuer, Authorization: doc.AuthorizationEndpoint, Token: doc.TokenEndpoint,
+			Userinfo: doc.UserinfoEndpoint, JWKS: doc.JWKSURI, Introspection: doc.IntrospectionEndpoint,
+			Revocation: doc.RevocationEndpoint}
+	}
+	if found.CheckToken == "" {
+		found.CheckToken = strings.TrimSuffix(cmpOr(as.URL, found.Issuer), "/oauth/token") + "/check_token"
+	}
+	return overlay(found, as.Endpoints), nil
+}
+
+// uaaEndpoints are UAA's paths under its base URL; its issuer is the token endpoint's address (spec 9.2).
+func uaaEndpoints(base string) Endpoints {
+	return Endpoints{Issuer: base + "/oauth/token", Authorization: base + "/oauth/authorize", Token: base + "/oauth/token",
+		Userinfo: base + "/userinfo", JWKS: base + "/token_keys", Introspection: base + "/introspect",
+		CheckToken: base + "/check_token"}
+}
+
+// overlay returns base with every non-empty endpoint of given in its place.
+func overlay(base, given Endpoints) Endpoints {
+	pick := func(b, g string) string { return cmpOr(g, b) }
+	return Endpoints{Issuer: pick(base.Issuer, given.Issuer), Authorization: pick(base.Authorization, given.Authorization),
+		Token: pick(base.Token, given.Token), Userinfo: pick(base.Userinfo, given.Userinfo), JWKS: pick(base.JWKS, given.JWKS),
+		Introspection: pick(base.Introspection, given.Introspection), Revocation: pick(base.Revocation, given.Revocation),
+		CheckToken: pick(base.CheckToken, given.CheckToken)}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+var errNoDocument = fmt.Errorf("no discovery document (404)")
+
+// fetchDiscovery reads and checks a discovery document. When the issuer is known, the document's issuer must be
+// exactly it (OpenID Connect Discovery 1.0, section 4.3).
+func fetchDiscovery(ctx context.Context, client *http.Client, docURL, issuer string) (*discoveryDocument, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, docURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be read: %w; is the server running?", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, errNoDocument
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("answered %d, want 200 with the OpenID Provider metadata", resp.StatusCode)
+	}
+	var doc discoveryDocument
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("is not a JSON object: %v", err)
+	}
+	var problems []string
+	for _, m := range []struct{ name, v string }{{"issuer", doc.Issuer}, {"authorization_endpoint", doc.AuthorizationEndpoint},
+		{"token_endpoint", doc.TokenEndpoint}} {
+		if m.v == "" {
+			problems = append(problems, m.name+" is missing")
+		}
+	}
+	for _, m := range []struct{ name, v string }{{"authorization_endpoint", doc.AuthorizationEndpoint},
+		{"token_endpoint", doc.TokenEndpoint}, {"userinfo_endpoint", doc.UserinfoEndpoint}, {"jwks_uri", doc.JWKSURI},
+		{"introspection_endpoint", doc.IntrospectionEndpoint}, {"revocation_endpoint", doc.RevocationEndpoint}} {
+		if u, err := url.Parse(m.v); m.v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			problems = append(problems, fmt.Sprintf("%s %q is not an absolute http(s) URL", m.name, m.v))
+		}
+	}
+	if issuer != "" && doc.Issuer != "" && doc.Issuer != issuer {
+		problems = append(problems, fmt.Sprintf("issuer is %q, want exactly the issuer of the target, %q "+
+			"(OpenID Connect Discovery 4.3)", doc.Issuer, issuer))
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return &doc, nil
+}
+
+// probeCheckToken tells whether the check_token endpoint exists: any answer but 404, 405 or 501 to a POST
+// without credentials means it does (the endpoint is free to refuse the caller).
+func probeCheckToken(ctx context.Context, client *http.Client, endpoint string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader("token="))
+	if err != nil {
+		return fmt.Errorf("no check_token endpoint: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("no check_token endpoint: %v", err)
+	}
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+		return fmt.Errorf("no check_token endpoint: %d at %s", resp.StatusCode, endpoint)
+	}
+	return nil
+}
+
+// Surface names a part of the interface that whole profiles rely on; Preflight tells which ones the target lacks.
+type Surface string
+
+// SurfaceCheckToken is UAA's POST /check_token (spec 4.1).
+const SurfaceCheckToken Surface = "check_token"

@@ -1,0 +1,224 @@
+package steps
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/cucumber/godog"
+)
+
+// A scenario needs a user who holds fortunes.read ({user}, {password}), perhaps one who does not ({outsider},
+// {outsider_password}), a web client ({client}), a resource client ({resource_client}) and a client with
+// short-lived tokens ({short_client}). With an administration API they are made fresh for every scenario, so
+// scenarios never share a remembered consent or a counter; without one they are the target's fixtures.
+
+// provisioner creates users and clients through an administration API. UAA's is the one implemented; another
+// (Keycloak's admin REST API, say) is another implementation of this interface.
+type provisioner interface {
+	// createUser makes a user with an e-mail address of <name>@test.org and returns its id; member puts it in
+	// the group fortunes.read.
+	createUser(w *world, name, password string, member bool) (string, error)
+	// registerClient registers a client; validity > 0 sets the lifetime of its tokens in seconds.
+	registerClient(w *world, c clientSpec) error
+}
+
+// clientSpec is a client registration.
+type clientSpec struct {
+	id, secret, scope, grants, authorities, redirect string
+	validity                                         int
+}
+
+// bindIdentities fills the placeholders of the scenario's identities: fresh names with provisioning, else the
+// fixtures'. Fixtures the target does not give leave their placeholders unset; the scenarios that need them
+// are not supported (the harness knows before the run) and an expansion of them fails loudly.
+func (w *world) bindIdentities(id string) {
+	as := w.suite.env.AuthServer
+	if as == nil {
+		return
+	}
+	if w.suite.provisioner != nil {
+		client := "tck-client-" + id
+		for k, v := range map[string]string{"user": "tck-user-" + id, "password": "pw-" + randomID(),
+			"outsider": "tck-user-" + id + "-outsider", "outsider_password": "pw-" + randomID(),
+			"client": client, "resource_client": client + "-resource", "short_client": client + "-short",
+			"user_email": "tck-user-" + id + "@test.org"} {
+			w.vars[k] = v
+		}
+		return
+	}
+	fx := as.Fixtures
+	if fx == nil {
+		return
+	}
+	bindUser := func(u *User, name, password string) {
+		if u != nil {
+			w.vars[name], w.vars[password] = u.Username, u.Password
+			w.auth.userIDs[u.Username] = u.ID
+			if u.Email != "" {
+				w.vars[name+"_email"] = u.Email
+			}
+		}
+	}
+	bindUser(fx.Reader, "user", "password")
+	bindUser(fx.Outsider, "outsider", "outsider_password")
+	if fx.Reader != nil && fx.Reader.ID != "" {
+		w.vars["user_id"] = fx.Reader.ID
+	}
+	for name, c := range map[string]*Client{"client": fx.Web, "resource_client": fx.Resource, "short_client": fx.ShortLived} {
+		if c != nil {
+			w.vars[name] = c.ID
+			w.auth.secrets[c.ID] = c.Secret
+			w.auth.redirects[c.ID] = c.RedirectURI
+		}
+	}
+}
+
+func (w *world) registerIdentitySteps(sc *godog.ScenarioContext) {
+	sc.Step(`^a user "([^"]+)" who holds fortunes\.read$`, func(name string) error { return w.ensureUser(name, true) })
+	sc.Step(`^a user "([^"]+)" who does not hold fortunes\.read$`, func(name string) error { return w.ensureUser(name, false) })
+	sc.Step(`^a web client "([^"]+)" that may request "([^"]+)" with the grants "([^"]+)"$`, func(id, scope, grants string) error {
+		return w.ensureClient(clientSpec{id: id, scope: scope, grants: grants})
+	})
+	sc.Step(`^a web client "([^"]+)" whose access tokens expire after (\d) seconds?$`, func(id string, validity int) error {
+		return w.ensureClient(clientSpec{id: id, scope: "openid fortunes.read", grants: "authorization_code", validity: validity})
+	})
+	sc.Step(`^a resource client "([^"]+)" with the authorities "([^"]+)"$`, func(id, authorities string) error {
+		return w.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
+	})
+}
+
+// ensureUser makes the user with the scenario's password through the administration API, or, with fixtures,
+// checks that the name is the fixture's (the fixture was registered with what the step says).
+func (w *world) ensureUser(name string, member bool) error {
+	name, err := w.expand(name)
+	if err != nil {
+		return err
+	}
+	if w.suite.provisioner == nil {
+		return nil
+	}
+	password := w.vars["password"]
+	if name == w.vars["outsider"] {
+		password = w.vars["outsider_password"]
+	}
+	id, err := w.suite.provisioner.createUser(w, name, password, member)
+	if err != nil {
+		return err
+	}
+	w.rememberUser(name, id)
+	return nil
+}
+
+// ensureClient registers the client through the administration API; with fixtures it is registered already.
+func (w *world) ensureClient(c clientSpec) error {
+	id, err := w.expand(c.id)
+	if err != nil {
+		return err
+	}
+	if w.suite.provisioner == nil {
+		return nil
+	}
+	c.id, c.secret, c.redirect = id, "secret-"+id, "https://"+id+".client.invalid/callback"
+	if err := w.suite.provisioner.registerClient(w, c); err != nil {
+		return err
+	}
+	w.auth.secrets[id], w.auth.redirects[id] = c.secret, c.redirect
+	return nil
+}
+
+// rememberUser keeps a user's id; the scenario's own user is also {user_id}.
+func (w *world) rememberUser(name, id string) {
+	w.auth.userIDs[name] = id
+	if name == w.vars["user"] {
+		w.vars["user_id"] = id
+	}
+}
+
+// uaaProvisioner speaks UAA's API: SCIM users and groups, and /oauth/clients, with the admin client's token.
+type uaaProvisioner struct {
+	base, clientID, secret string
+}
+
+func (p *uaaProvisioner) token(w *world) (string, error) {
+	if w.auth.adminToken == "" {
+		tok, err := w.clientCredentialsToken(p.clientID, p.secret)
+		if err != nil {
+			return "", err
+		}
+		w.auth.adminToken = tok
+	}
+	return w.auth.adminToken, nil
+}
+
+func (p *uaaProvisioner) createUser(w *world, name, password string, member bool) (string, error) {
+	tok, err := p.token(w)
+	if err != nil {
+		return "", err
+	}
+	if err := w.send(http.MethodPost, p.base+"/Users", jsonBody(userRecord(name, password)), bearer(tok)); err != nil {
+		return "", err
+	}
+	if w.last.status != http.StatusCreated {
+		return "", w.failf("creating the user %s answered %d, want 201", name, w.last.status)
+	}
+	obj, err := w.jsonObject()
+	if err != nil {
+		return "", err
+	}
+	id, _ := obj["id"].(string)
+	if id == "" {
+		return "", w.failf("the created user has no id")
+	}
+	if member {
+		return id, p.addMember(w, id, "fortunes.read")
+	}
+	return id, nil
+}
+
+func (p *uaaProvisioner) addMember(w *world, userID, group string) error {
+	groupID, err := w.groupID(group, true)
+	if err != nil {
+		return err
+	}
+	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
+	if err := w.send(http.MethodPost, p.base+"/Groups/"+url.PathEscape(groupID)+"/members", jsonBody(member), w.admin()); err != nil {
+		return err
+	}
+	if w.last.status != http.StatusCreated && w.last.status != http.StatusConflict {
+		return w.failf("adding %s to %s answered %d", userID, group, w.last.status)
+	}
+	return nil
+}
+
+func (p *uaaProvisioner) registerClient(w *world, c clientSpec) error {
+	tok, err := p.token(w)
+	if err != nil {
+		return err
+	}
+	reg := map[string]any{
+		"client_id": c.id, "client_secret": c.secret, "name": c.id,
+		"scope": words(c.scope), "authorized_grant_types": words(c.grants), "authorities": words(c.authorities),
+		"redirect_uri": []string{c.redirect}, "autoapprove": false,
+	}
+	if c.validity > 0 {
+		reg["access_token_validity"] = c.validity
+		reg["refresh_token_validity"] = c.validity
+	}
+	if err := w.send(http.MethodPost, p.base+"/oauth/clients", jsonBody(reg), bearer(tok)); err != nil {
+		return err
+	}
+	if w.last.status != http.StatusCreated {
+		return w.failf("registering the client %s answered %d, want 201", c.id, w.last.status)
+	}
+	return nil
+}
+
+// newProvisioner returns the provisioner of an administration API.
+func newProvisioner(p *Provisioning) (provisioner, error) {
+	switch p.API {
+	case "", "uaa":
+		return &uaaProvisioner{base: p.URL, clientID: p.ClientID, secret: p.ClientSecret}, nil
+	}
+	return nil, fmt.Errorf("no provisioner for the administration API %q", p.API)
+}
