@@ -180,7 +180,10 @@ func TestServeFortuneAndGreetingArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "fortune", "--token-validation", "magic"}, `invalid --token-validation "magic"`},
+		{[]string{"serve", "fortune", "--token-validation", "magic"}, `invalid --token-validation "magic"; valid: check_token, introspection, jwt`},
+		{[]string{"serve", "fortune", "--auth-url", "http://a", "--issuer", "http://b"}, "exclude each other"},
+		{[]string{"serve", "fortune", "--issuer", "http://b"}, "needs the check_token URL too"},
+		{[]string{"serve", "greeting", "--discovery-url", "http://b/x", "--auth-url", "http://a"}, "exclude each other"},
 		{[]string{"serve", "fortune", "--cache-size", "-1"}, "invalid cache"},
 		{[]string{"serve", "fortune", "--cache-ttl", "0s"}, "invalid cache"},
 		{[]string{"serve", "fortune", "--token-validation", "jwt", "--cache-size", "5"}, "JWT validation makes no call to cache"},
@@ -196,14 +199,32 @@ func TestServeFortuneAndGreetingArguments(t *testing.T) {
 	}
 	for svc, wants := range map[string][]string{
 		"fortune": {"(default 8787)", "-auth-url", "-client-id", "-client-secret", "FORTUNE_CLIENT_SECRET", "-token-validation",
-			"-cache-size", "-cache-ttl", "(default 30s)", "stays\naccepted", "-log-format", "-log-level", "-host"},
-		"greeting": {"(default 8100)", "-url", "-auth-url", "-fortune-url", "-client-id", "-client-secret", "GREETING_CLIENT_SECRET", "-log-format"},
+			"-cache-size", "-cache-ttl", "(default 30s)", "stays\naccepted", "-log-format", "-log-level", "-host",
+			"-issuer", "-discovery-url", "-introspection-url", "-check-token-url", "-jwks-url", "-audience",
+			"reference serve fortune --issuer http://127.0.0.1:9090 --token-validation introspection"},
+		"greeting": {"(default 8100)", "-url", "-auth-url", "-fortune-url", "-client-id", "-client-secret", "GREETING_CLIENT_SECRET", "-log-format",
+			"-issuer", "-discovery-url", "reference serve greeting --issuer http://127.0.0.1:9090"},
 	} {
 		code, stdout, _ := runCLI("serve", svc, "--help")
 		for _, want := range wants {
 			if code != exitOK || !strings.Contains(stdout, want) {
 				t.Errorf("%s help lacks %q:\n%s", svc, want, stdout)
 			}
+		}
+	}
+}
+
+// TestServeFailsFastOnDiscovery: an issuer whose discovery document
+// cannot be had stops the start, naming the document's URL.
+func TestServeFailsFastOnDiscovery(t *testing.T) {
+	issuer := "http://127.0.0.1:" + freePort(t)
+	for _, args := range [][]string{
+		{"serve", "fortune", "--port", "0", "--issuer", issuer, "--token-validation", "introspection"},
+		{"serve", "greeting", "--port", "0", "--url", "http://127.0.0.1:1", "--issuer", issuer},
+	} {
+		code, _, stderr := runCLI(args...)
+		if code != exitError || !strings.Contains(stderr, "discovery document at "+issuer+"/.well-known/openid-configuration") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
 }

@@ -32,7 +32,7 @@ type discoveryDocument struct {
 // claimsSupported are the claims of access tokens, ID tokens and userinfo.
 var claimsSupported = []string{
 	"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "jti",
-	"user_id", "user_name", "given_name", "family_name", "name", "email", "email_verified",
+	"user_id", "user_name", "preferred_username", "given_name", "family_name", "name", "email", "email_verified",
 	"client_id", "cid", "scope", "grant_type", "origin", "zid", "rev_sig",
 }
 

@@ -5,16 +5,18 @@ import (
 	"strings"
 )
 
-// userInfo is the OpenID Connect user info, with UAA's fields.
+// userInfo is the OpenID Connect user info, with UAA's fields;
+// preferred_username is OpenID Connect's name for user_name.
 type userInfo struct {
-	Sub           string `json:"sub"`
-	UserID        string `json:"user_id"`
-	UserName      string `json:"user_name"`
-	GivenName     string `json:"given_name"`
-	FamilyName    string `json:"family_name"`
-	Name          string `json:"name"`
-	Email         string `json:"email"`
-	EmailVerified bool   `json:"email_verified"`
+	Sub               string `json:"sub"`
+	UserID            string `json:"user_id"`
+	UserName          string `json:"user_name"`
+	PreferredUsername string `json:"preferred_username"`
+	GivenName         string `json:"given_name"`
+	FamilyName        string `json:"family_name"`
+	Name              string `json:"name"`
+	Email             string `json:"email"`
+	EmailVerified     bool   `json:"email_verified"`
 }
 
 // userinfo answers a bearer token with scope openid with its user, as the
@@ -31,7 +33,7 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, userInfo{
-		Sub: u.ID, UserID: u.ID, UserName: u.UserName,
+		Sub: u.ID, UserID: u.ID, UserName: u.UserName, PreferredUsername: u.UserName,
 		GivenName: u.GivenName, FamilyName: u.FamilyName,
 		Name:  strings.TrimSpace(u.GivenName + " " + u.FamilyName),
 		Email: u.Email, EmailVerified: u.Verified,

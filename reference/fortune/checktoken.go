@@ -17,17 +17,22 @@ import (
 const maxAnswerBytes = 64 << 10
 
 // checkTokenValidator asks the authorization server about every token, as
-// spec 5.3 says: POST {auth_url}/check_token, form field token, the fortune
+// spec 5.3 says: POST {auth_url}/check_token (or the URL given), form field token, the fortune
 // client's credentials in HTTP Basic. They are sent as they are, not
 // form-encoded: UAA's resource servers (Spring's RemoteTokenServices) do so.
 type checkTokenValidator struct {
-	url, clientID, secret string
-	client                *http.Client
-	timeout               time.Duration
+	endpoint         endpoint
+	clientID, secret string
+	client           *http.Client
+	timeout          time.Duration
 }
 
 func (v *checkTokenValidator) validate(ctx context.Context, token string) (*tokenInfo, error) {
-	status, body, err := v.post(ctx, token)
+	target, err := v.endpoint(ctx)
+	if err != nil {
+		return nil, &unavailableError{err}
+	}
+	status, body, err := v.post(ctx, target, token)
 	if err != nil {
 		return nil, &unavailableError{err}
 	}
@@ -47,10 +52,10 @@ func (v *checkTokenValidator) validate(ctx context.Context, token string) (*toke
 }
 
 // post sends the token and reads the answer.
-func (v *checkTokenValidator) post(ctx context.Context, token string) (int, []byte, error) {
+func (v *checkTokenValidator) post(ctx context.Context, target, token string) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, v.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, v.url, strings.NewReader(url.Values{"token": {token}}.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(url.Values{"token": {token}}.Encode()))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -53,9 +53,34 @@
 // The trade-off: a revoked token, or one whose user changed their password,
 // stays accepted until it expires.
 //
+// ValidateIntrospection is RFC 7662, the standard counterpart of
+// check_token: the token is POSTed as "token" (with token_type_hint
+// access_token) to the introspection endpoint, with the fortune client's
+// id and secret in HTTP Basic. "active": false is a refused token
+// (invalid_token); "scope" is a space-separated string (an array is read
+// too); an "exp" in the past is refused; an answer that says it is a
+// refresh token (token_type, Hydra's token_use, Keycloak's typ) is refused.
+//
+// Options.Audience, when set, must be in the token's aud (a string or an
+// array), with every validation.
+//
+// # Where the endpoints come from
+//
+// Without Options.Issuer and Options.DiscoveryURL the server is UAA-shaped:
+// {auth_url}/check_token, /introspect and /token_keys, issuer
+// {auth_url}/oauth/token. With Issuer (a standard OpenID Connect server)
+// the endpoints and, without Issuer, the issuer come from the discovery
+// document {issuer}/.well-known/openid-configuration (or DiscoveryURL),
+// whose issuer must be exactly Issuer; JWTs then need that iss and may
+// carry their scopes as a "scope" array, a space-separated "scope" string
+// or an "scp" array. CheckTokenURL, IntrospectionURL and JWKSURL replace
+// one endpoint each, for servers without discovery. The document is
+// fetched on the first request that needs it (New makes no call, so a
+// stack may start in any order); Server.Discover fetches it at once.
+//
 // # Cache
 //
-// Options.CacheSize > 0 keeps check_token's positive answers in a
+// Options.CacheSize > 0 keeps check_token's or introspection's positive answers in a
 // least-recently-used cache of that many entries, each for at most
 // Options.CacheTTL (30s) and never past the token's exp. Refusals are not
 // cached. The trade-off: a token revoked at the authorization server stays

@@ -32,14 +32,15 @@ type fixture struct {
 }
 
 // start runs the service against as (a new authorization server when nil)
-// with opts; AuthURL defaults to as's, and the log (at debug level) goes
+// with opts; AuthURL defaults to as's (unless opts has an issuer or a
+// discovery URL), and the log (at debug level) goes
 // to f.logs unless opts has a Logger.
 func start(t testing.TB, as *authtest.Server, opts Options) *fixture {
 	t.Helper()
 	if as == nil {
 		as = authtest.Start(t)
 	}
-	if opts.AuthURL == "" {
+	if opts.AuthURL == "" && opts.Issuer == "" && opts.DiscoveryURL == "" {
 		opts.AuthURL = as.URL
 	}
 	f := &fixture{as: as, clock: &clock{}, logs: &syncbuf.Buffer{}}

@@ -1,6 +1,7 @@
 package fortune
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -14,22 +15,29 @@ import (
 const notBeforeLeeway = time.Minute
 
 // jwtValidator checks access tokens locally (spec 5.3's alternative): an
-// RS256 signature by a key of token_keys, exp, iss and the scope array. It
-// cannot see revocation: a revoked token is accepted until it expires.
+// RS256 signature by a key of the JWKS (UAA: token_keys), exp, iss and the
+// scopes. It cannot see revocation: a revoked token is accepted until it
+// expires.
 type jwtValidator struct {
 	keys   *keySet
-	issuer string
+	issuer endpoint
 	now    func() time.Time
 }
 
-// jwtClaims are the claims looked at; UAA's scope is an array.
+// jwtClaims are the claims looked at. The scopes are UAA's and Spring
+// Authorization Server's "scope" array, or a space-separated "scope"
+// string (Keycloak, RFC 9068), or fosite's and Hydra's "scp" array. The
+// user is UAA's user_name, else OpenID Connect's preferred_username.
 type jwtClaims struct {
-	Scope    []string `json:"scope"`
-	Exp      int64    `json:"exp"`
-	Nbf      int64    `json:"nbf"`
-	Iss      string   `json:"iss"`
-	ClientID string   `json:"client_id"`
-	UserName string   `json:"user_name"`
+	Scope             stringList `json:"scope"`
+	Scp               stringList `json:"scp"`
+	Exp               int64      `json:"exp"`
+	Nbf               int64      `json:"nbf"`
+	Iss               string     `json:"iss"`
+	Aud               stringList `json:"aud"`
+	ClientID          string     `json:"client_id"`
+	UserName          string     `json:"user_name"`
+	PreferredUserName string     `json:"preferred_username"`
 }
 
 func (v *jwtValidator) validate(ctx context.Context, raw string) (*tokenInfo, error) {
@@ -49,17 +57,25 @@ func (v *jwtValidator) validate(ctx context.Context, raw string) (*tokenInfo, er
 	if err := tok.Claims(key, &c); err != nil {
 		return nil, invalidToken("Token was not recognised: its signature or claims are not valid")
 	}
-	if err := v.check(&c); err != nil {
+	issuer, err := v.issuer(ctx)
+	if err != nil {
+		return nil, &unavailableError{err}
+	}
+	if err := v.check(&c, issuer); err != nil {
 		return nil, err
 	}
-	return &tokenInfo{Scope: c.Scope, Exp: c.Exp, ClientID: c.ClientID, UserName: c.UserName}, nil
+	scope := c.Scope
+	if scope == nil {
+		scope = c.Scp
+	}
+	return &tokenInfo{Scope: scope, Exp: c.Exp, Aud: c.Aud, ClientID: c.ClientID, UserName: cmp.Or(c.UserName, c.PreferredUserName)}, nil
 }
 
 // check looks at the claims of a token whose signature verified.
-func (v *jwtValidator) check(c *jwtClaims) error {
+func (v *jwtValidator) check(c *jwtClaims, issuer string) error {
 	now := v.now()
 	switch {
-	case c.Iss != v.issuer:
+	case c.Iss != issuer:
 		return invalidToken("Token was not recognised: another issuer")
 	case c.Exp == 0:
 		return invalidToken("Token was not recognised: it has no expiry")

@@ -25,7 +25,7 @@ const retryAfterFailure = time.Second
 // request at a time and at most once per interval (after a success), so
 // tokens with made-up kids cannot make the service hammer the server.
 type keySet struct {
-	url      string
+	url      endpoint
 	client   *http.Client
 	timeout  time.Duration
 	interval time.Duration
@@ -85,25 +85,31 @@ func (k *keySet) mayFetch() bool {
 	return !k.now().Before(k.lastFetch.Add(wait))
 }
 
-// fetch replaces the set with the keys of token_keys; k.mu is held. A key
+// fetch replaces the set with the keys of the JWKS (UAA: token_keys),
+// whose URL may need the discovery document first; k.mu is held. A key
 // the server no longer lists is dropped: rotation retires it. The fetch
 // serves every waiting request, so the caller going away does not cancel
 // it; the timeout bounds it.
 func (k *keySet) fetch(ctx context.Context) error {
 	k.lastFetch, k.lastOK = k.now(), false
-	keys, err := k.get(context.WithoutCancel(ctx))
+	ctx = context.WithoutCancel(ctx)
+	target, err := k.url(ctx)
 	if err != nil {
-		return fmt.Errorf("fetching %s: %w", k.url, err)
+		return err
+	}
+	keys, err := k.get(ctx, target)
+	if err != nil {
+		return fmt.Errorf("fetching %s: %w", target, err)
 	}
 	k.keys.Store(&keys)
 	k.lastOK = true
 	return nil
 }
 
-func (k *keySet) get(ctx context.Context) (map[string]*rsa.PublicKey, error) {
+func (k *keySet) get(ctx context.Context, target string) (map[string]*rsa.PublicKey, error) {
 	ctx, cancel := context.WithTimeout(ctx, k.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,12 @@
 package fortune
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -12,6 +15,8 @@ import (
 type Server struct {
 	log       *slog.Logger
 	validator validator
+	needs     []endpoint // what the validator will look up, for Discover
+	audience  string
 	fortunes  *picker
 }
 
@@ -28,25 +33,54 @@ func newServer(opts Options, now func() time.Time) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{log: opts.Logger, validator: newValidator(opts, now), fortunes: newPicker()}, nil
+	v, needs := newValidator(opts, now)
+	return &Server{log: opts.Logger, validator: v, needs: needs, audience: opts.Audience, fortunes: newPicker()}, nil
 }
 
-func newValidator(opts Options, now func() time.Time) validator {
-	if opts.Validation == ValidateJWT {
-		keys := &keySet{
-			url: opts.AuthURL + "/token_keys", client: opts.HTTPClient, timeout: opts.Timeout,
-			interval: opts.KeyRefetchInterval, now: now,
+// newValidator returns the validator of opts and the addresses it will
+// look up.
+func newValidator(opts Options, now func() time.Time) (validator, []endpoint) {
+	e := newEndpoints(opts)
+	var v validator
+	var needs []endpoint
+	switch opts.Validation {
+	case ValidateJWT:
+		jwks, issuer := e.get(opts.JWKSURL, "jwks_uri"), e.issuer()
+		keys := &keySet{url: jwks, client: opts.HTTPClient, timeout: opts.Timeout, interval: opts.KeyRefetchInterval, now: now}
+		return &jwtValidator{keys: keys, issuer: issuer, now: now}, []endpoint{jwks, issuer}
+	case ValidateIntrospection:
+		introspect := e.get(opts.IntrospectionURL, "introspection_endpoint")
+		v = &introspectionValidator{
+			endpoint: introspect, clientID: opts.ClientID, secret: opts.ClientSecret,
+			client: opts.HTTPClient, timeout: opts.Timeout, now: now,
 		}
-		return &jwtValidator{keys: keys, issuer: opts.AuthURL + "/oauth/token", now: now}
-	}
-	var v validator = &checkTokenValidator{
-		url: opts.AuthURL + "/check_token", clientID: opts.ClientID, secret: opts.ClientSecret,
-		client: opts.HTTPClient, timeout: opts.Timeout,
+		needs = []endpoint{introspect}
+	default:
+		checkToken := e.get(opts.CheckTokenURL, "check_token_endpoint")
+		v = &checkTokenValidator{
+			endpoint: checkToken, clientID: opts.ClientID, secret: opts.ClientSecret,
+			client: opts.HTTPClient, timeout: opts.Timeout,
+		}
+		needs = []endpoint{checkToken}
 	}
 	if opts.CacheSize > 0 {
 		v = newCachedValidator(v, opts.CacheSize, opts.CacheTTL, now)
 	}
-	return v
+	return v, needs
+}
+
+// Discover looks up now what the service would look up on its first
+// request: the discovery document, when the endpoints come from one. An
+// error names the document's URL and what is wrong with it (unreachable,
+// another issuer, the endpoint missing). Without discovery it does nothing.
+// Serving does not need it: the first request fetches the document.
+func (s *Server) Discover(ctx context.Context) error {
+	for _, need := range s.needs {
+		if _, err := need(ctx); err != nil {
+			return fmt.Errorf("fortune: %w", err)
+		}
+	}
+	return nil
 }
 
 // ServeHTTP answers a fortune to an authorized GET or HEAD, and logs the
@@ -84,6 +118,9 @@ func (s *Server) authorize(r *http.Request) (*tokenInfo, error) {
 	info, err := s.validator.validate(r.Context(), token)
 	if err != nil {
 		return nil, err
+	}
+	if s.audience != "" && !slices.Contains(info.Aud, s.audience) {
+		return nil, invalidToken("Token was not recognised: it is not for the audience " + s.audience)
 	}
 	if !info.hasScope(RequiredScope) {
 		return nil, errInsufficientScope

@@ -2,20 +2,48 @@ package fortune
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"slices"
+	"strings"
 )
 
 // tokenInfo is what the service needs of a valid token: its scopes, its
-// expiry (seconds since the epoch; 0 when unknown) and, for the log, whose
-// it is.
+// expiry (seconds since the epoch; 0 when unknown), its audiences and, for
+// the log, whose it is.
 type tokenInfo struct {
-	Scope    []string `json:"scope"`
-	Exp      int64    `json:"exp"`
-	ClientID string   `json:"client_id"`
-	UserName string   `json:"user_name"`
+	Scope    stringList `json:"scope"`
+	Exp      int64      `json:"exp"`
+	Aud      stringList `json:"aud"`
+	ClientID string     `json:"client_id"`
+	UserName string     `json:"user_name"`
 }
 
 func (t *tokenInfo) hasScope(scope string) bool { return slices.Contains(t.Scope, scope) }
+
+// stringList is a JSON array of strings or one string: UAA writes scope
+// and aud as arrays, RFC 7662 and most JWT issuers write scope as one
+// space-separated string, and aud may be a single string (RFC 7519 4.1.3).
+// A string is split at spaces: no scope or audience holds one.
+type stringList []string
+
+func (l *stringList) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = nil
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*l = strings.Fields(s)
+		return nil
+	}
+	var a []string
+	if err := json.Unmarshal(b, &a); err != nil {
+		return errors.New("want a string or an array of strings")
+	}
+	*l = a
+	return nil
+}
 
 // validator decides whether a token is valid. It returns a *refusal for a
 // token it refuses, and an *unavailableError when it cannot tell.

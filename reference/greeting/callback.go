@@ -66,7 +66,7 @@ func (s *Server) signIn(ctx context.Context, code string, p *pendingLogin) (*tok
 	if err != nil {
 		return nil, "", err
 	}
-	claims, err := s.idClaimsOf(tk, p.nonce)
+	claims, err := s.idClaimsOf(ctx, tk, p.nonce)
 	if err != nil {
 		return nil, "", err
 	}

@@ -34,6 +34,20 @@
 // when signed in) on an error page, with the same status. Other paths are
 // 404, other methods 405 with Allow.
 //
+// # Authorization server
+//
+// By default (Options.AuthURL) the server is UAA-shaped: the paths above,
+// /userinfo and /oauth/revoke under {auth_url}, and the ID token's issuer
+// {auth_url}/oauth/token. With Options.Issuer (a standard OpenID Connect
+// server: Keycloak, oidc-provider, Hydra, Spring Authorization Server) the
+// authorization, token, userinfo and revocation endpoints come from the
+// discovery document {issuer}/.well-known/openid-configuration (or
+// Options.DiscoveryURL), which must name exactly that issuer; the ID token
+// must then carry it as iss and be signed (RS256, PS256 or ES256) by a key
+// of the document's jwks_uri. The document is fetched on the first
+// sign-in; Server.Discover fetches it at once. The client authenticates at
+// the token endpoint with form fields (client_secret_post) either way.
+//
 // # Tokens
 //
 // Tokens stay on the server, in a session found by a random id in an

@@ -64,6 +64,13 @@ type fixture struct {
 
 func start(t testing.TB, change ...func(*authserver.Options)) *fixture {
 	t.Helper()
+	return startWith(t, nil, change...)
+}
+
+// startWith is start with the client's options changed by opts (nil: none);
+// AuthURL is the server's unless opts sets an issuer or a discovery URL.
+func startWith(t testing.TB, opts func(f *fixture, o *Options), change ...func(*authserver.Options)) *fixture {
+	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
 	f := &fixture{url: "http://" + hs.Listener.Addr().String(), logs: &syncbuf.Buffer{}}
 	f.as = authtest.Start(t, append([]func(*authserver.Options){func(o *authserver.Options) {
@@ -76,10 +83,17 @@ func start(t testing.TB, change ...func(*authserver.Options)) *fixture {
 	f.fortune = &fortuneFront{real: fs}
 	f.fsrv = httptest.NewServer(f.fortune)
 	t.Cleanup(f.fsrv.Close)
-	f.g, err = New(Options{
-		URL: f.url, AuthURL: f.as.URL, FortuneURL: f.fsrv.URL,
+	o := Options{
+		URL: f.url, FortuneURL: f.fsrv.URL,
 		Logger: slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	}
+	if opts != nil {
+		opts(f, &o)
+	}
+	if o.Issuer == "" && o.DiscoveryURL == "" {
+		o.AuthURL = f.as.URL
+	}
+	f.g, err = New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

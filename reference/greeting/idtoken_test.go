@@ -22,11 +22,11 @@ func TestCheckIDToken(t *testing.T) {
 		change(c)
 		return authtest.Forge(t, authtest.Key(), "k", c)
 	}
-	good, err := s.checkIDToken(claims(func(map[string]any) {}), "n-1")
+	good, err := s.checkIDToken(t.Context(), claims(func(map[string]any) {}), "n-1")
 	if err != nil || good.displayName() != "Marissa Bloggs" {
 		t.Fatalf("%v %+v", err, good)
 	}
-	if c, err := s.checkIDToken(claims(func(c map[string]any) { c["aud"] = "greeting" }), "n-1"); err != nil || c == nil {
+	if c, err := s.checkIDToken(t.Context(), claims(func(c map[string]any) { c["aud"] = "greeting" }), "n-1"); err != nil || c == nil {
 		t.Errorf("aud as a string: %v", err)
 	}
 	tests := []struct {
@@ -38,9 +38,11 @@ func TestCheckIDToken(t *testing.T) {
 		{"another audience", claims(func(c map[string]any) { c["aud"] = []string{"other"} }), "n-1", "not for this client"},
 		{"another nonce", claims(func(map[string]any) {}), "n-2", "nonce"},
 		{"no nonce", claims(func(c map[string]any) { delete(c, "nonce") }), "n-1", "nonce"},
+		{"expired", claims(func(c map[string]any) { c["exp"] = time.Now().Add(-time.Second).Unix() }), "n-1", "has expired"},
+		{"no expiry", claims(func(c map[string]any) { delete(c, "exp") }), "n-1", "no expiry"},
 	}
 	for _, tt := range tests {
-		if _, err := s.checkIDToken(tt.token, tt.nonce); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := s.checkIDToken(t.Context(), tt.token, tt.nonce); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
@@ -48,10 +50,10 @@ func TestCheckIDToken(t *testing.T) {
 
 func TestIDClaimsWithoutOpenID(t *testing.T) {
 	s, _ := New(Options{})
-	if c, err := s.idClaimsOf(&tokenResponse{Scope: "fortunes.read"}, "n"); err != nil || c == nil {
+	if c, err := s.idClaimsOf(t.Context(), &tokenResponse{Scope: "fortunes.read"}, "n"); err != nil || c == nil {
 		t.Errorf("openid not granted: %v", err)
 	}
-	if _, err := s.idClaimsOf(&tokenResponse{Scope: "openid fortunes.read"}, "n"); err == nil {
+	if _, err := s.idClaimsOf(t.Context(), &tokenResponse{Scope: "openid fortunes.read"}, "n"); err == nil {
 		t.Error("openid granted without an ID token")
 	}
 }

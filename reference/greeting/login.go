@@ -14,6 +14,13 @@ import (
 // session, a PKCE S256 challenge and a nonce. A new request replaces an
 // unfinished one of the same session.
 func (s *Server) startLogin(w http.ResponseWriter, r *http.Request, sess *session) {
+	m, err := s.metadata(r.Context())
+	if err != nil {
+		s.log.Error("cannot find the authorization server", "err", err)
+		s.renderError(w, r, http.StatusBadGateway, nil, "Sign-in not possible",
+			"The authorization server cannot be found now. Please try again later.")
+		return
+	}
 	if sess == nil {
 		sess = s.sessions.create(w)
 	}
@@ -22,11 +29,12 @@ func (s *Server) startLogin(w http.ResponseWriter, r *http.Request, sess *sessio
 	sess.pending, sess.tokens, sess.user = p, nil, ""
 	sess.mu.Unlock()
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, s.authorizeURL(p), http.StatusFound)
+	http.Redirect(w, r, s.authorizeURL(m.AuthorizationEndpoint, p), http.StatusFound)
 }
 
-// authorizeURL is the authorization request of p.
-func (s *Server) authorizeURL(p *pendingLogin) string {
+// authorizeURL is the authorization request of p at endpoint (which may
+// have a query of its own).
+func (s *Server) authorizeURL(endpoint string, p *pendingLogin) string {
 	q := url.Values{
 		"response_type":         {"code"},
 		"client_id":             {s.opts.ClientID},
@@ -37,7 +45,12 @@ func (s *Server) authorizeURL(p *pendingLogin) string {
 		"code_challenge":        {s256(p.verifier)},
 		"code_challenge_method": {"S256"},
 	}
-	return s.opts.AuthURL + "/oauth/authorize?" + q.Encode()
+	u, _ := url.Parse(endpoint) // checked by discovery, or made of the checked AuthURL
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += q.Encode()
+	return u.String()
 }
 
 // s256 is the PKCE S256 challenge of a verifier (RFC 7636 section 4.2).

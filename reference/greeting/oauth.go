@@ -55,9 +55,13 @@ func (s *Server) refresh(ctx context.Context, refreshToken string) (*tokenRespon
 // secret as form fields: the greeting client's authentication is "form"
 // (spec 4.1, 5.2).
 func (s *Server) tokenRequest(ctx context.Context, form url.Values) (*tokenResponse, error) {
+	m, err := s.metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
 	form.Set("client_id", s.opts.ClientID)
 	form.Set("client_secret", s.opts.ClientSecret)
-	status, body, err := s.call(ctx, http.MethodPost, s.opts.AuthURL+"/oauth/token", "", form)
+	status, body, err := s.call(ctx, http.MethodPost, m.TokenEndpoint, "", form)
 	if err != nil {
 		return nil, err
 	}
@@ -89,9 +93,18 @@ func tokenSetOf(tk *tokenResponse, old *tokenSet, now time.Time) *tokenSet {
 	return ts
 }
 
-// userName asks /userinfo for the user's name: "name", else "user_name".
+// userName asks the userinfo endpoint for the user's name: "name", else
+// "user_name" (UAA), else "preferred_username" (OpenID Connect).
 func (s *Server) userName(ctx context.Context, accessToken string) (string, error) {
-	status, body, err := s.call(ctx, http.MethodGet, s.opts.AuthURL+"/userinfo", accessToken, nil)
+	m, err := s.metadata(ctx)
+	if err != nil {
+		return "", err
+	}
+	endpoint, err := m.Endpoint("userinfo_endpoint")
+	if err != nil {
+		return "", err
+	}
+	status, body, err := s.call(ctx, http.MethodGet, endpoint, accessToken, nil)
 	if err != nil {
 		return "", err
 	}
@@ -99,18 +112,27 @@ func (s *Server) userName(ctx context.Context, accessToken string) (string, erro
 		return "", fmt.Errorf("userinfo answered %d", status)
 	}
 	var info struct {
-		Name     string `json:"name"`
-		UserName string `json:"user_name"`
+		Name              string `json:"name"`
+		UserName          string `json:"user_name"`
+		PreferredUserName string `json:"preferred_username"`
 	}
 	if err := json.Unmarshal(body, &info); err != nil {
 		return "", fmt.Errorf("userinfo: %w", err)
 	}
-	return firstNonBlank(info.Name, info.UserName), nil
+	return firstNonBlank(info.Name, info.UserName, info.PreferredUserName), nil
 }
 
 // revoke revokes a token (RFC 7009), and with it its grant.
 func (s *Server) revoke(ctx context.Context, token string) error {
-	status, _, err := s.call(ctx, http.MethodPost, s.opts.AuthURL+"/oauth/revoke", "", url.Values{
+	m, err := s.metadata(ctx)
+	if err != nil {
+		return err
+	}
+	endpoint, err := m.Endpoint("revocation_endpoint")
+	if err != nil {
+		return err
+	}
+	status, _, err := s.call(ctx, http.MethodPost, endpoint, "", url.Values{
 		"token": {token}, "client_id": {s.opts.ClientID}, "client_secret": {s.opts.ClientSecret},
 	})
 	if err == nil && status != http.StatusOK {

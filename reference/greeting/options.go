@@ -2,6 +2,7 @@ package greeting
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/oidcdisco"
 )
 
 // Defaults used when Options leaves a field empty: the spec's addresses and
@@ -32,10 +35,20 @@ type Options struct {
 	// (URL + "/") is the redirect URI registered at the authorization
 	// server. An https URL makes the session cookie Secure.
 	URL string
-	// AuthURL is the authorization server's base URL: /oauth/authorize,
-	// /oauth/token, /userinfo and /oauth/revoke are under it, and the ID
-	// token's issuer is AuthURL/oauth/token.
+	// AuthURL is a UAA-shaped authorization server's base URL:
+	// /oauth/authorize, /oauth/token, /userinfo and /oauth/revoke are under
+	// it, and the ID token's issuer is AuthURL/oauth/token. Used when
+	// neither Issuer nor DiscoveryURL is set (DefaultAuthURL when empty).
 	AuthURL string
+	// Issuer is a standard OpenID Connect server's issuer: the endpoints
+	// come from its discovery document, {Issuer}/.well-known/openid-configuration,
+	// which must name exactly this issuer, and ID tokens must be signed by
+	// a key of its jwks_uri and carry it as iss.
+	Issuer string
+	// DiscoveryURL is the discovery document's address when it is not at
+	// Issuer's well-known place; without Issuer, the issuer is the one the
+	// document names.
+	DiscoveryURL string
 	// FortuneURL is the fortune service's base URL; the page GETs its root.
 	FortuneURL string
 	// ClientID and ClientSecret are the client's credentials, sent as form
@@ -44,7 +57,8 @@ type Options struct {
 	// Scopes are requested at sign-in (DefaultScopes).
 	Scopes []string
 	// Timeout bounds each call to the authorization server or the fortune
-	// service (DefaultTimeout).
+	// service, the fetch of the discovery document included
+	// (DefaultTimeout).
 	Timeout time.Duration
 	// HTTPClient makes those calls; it never follows redirects here.
 	HTTPClient *http.Client
@@ -56,12 +70,26 @@ type Options struct {
 // withDefaults fills empty fields and checks the URLs.
 func (o Options) withDefaults() (Options, error) {
 	o.URL = strings.TrimSuffix(cmp.Or(o.URL, DefaultURL), "/")
-	o.AuthURL = strings.TrimSuffix(cmp.Or(o.AuthURL, DefaultAuthURL), "/")
+	discovered := o.Issuer != "" || o.DiscoveryURL != ""
+	if discovered && o.AuthURL != "" {
+		return o, errors.New("greeting: give the authorization server's base URL (a UAA-shaped server) or its issuer / discovery URL (a standard one), not both")
+	}
+	if !discovered {
+		o.AuthURL = strings.TrimSuffix(cmp.Or(o.AuthURL, DefaultAuthURL), "/")
+		if err := checkURL("the authorization server URL", o.AuthURL, true); err != nil {
+			return o, err
+		}
+	}
+	for _, u := range []struct{ name, value string }{{"issuer", o.Issuer}, {"discovery URL", o.DiscoveryURL}} {
+		if u.value == "" {
+			continue
+		}
+		if err := oidcdisco.CheckURL(u.value); err != nil {
+			return o, fmt.Errorf("greeting: invalid %s: %w", u.name, err)
+		}
+	}
 	o.FortuneURL = strings.TrimSuffix(cmp.Or(o.FortuneURL, DefaultFortuneURL), "/")
 	if err := checkURL("the client's URL", o.URL, false); err != nil {
-		return o, err
-	}
-	if err := checkURL("the authorization server URL", o.AuthURL, true); err != nil {
 		return o, err
 	}
 	if err := checkURL("the fortune service URL", o.FortuneURL, true); err != nil {

@@ -1,10 +1,15 @@
 package greeting
 
 import (
+	"cmp"
+	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/oidcdisco"
 )
 
 // Server is the greeting client; it is an http.Handler.
@@ -14,6 +19,8 @@ type Server struct {
 	log         *slog.Logger
 	sessions    *sessionStore
 	now         func() time.Time // the clock of token expiry; tests move it, not the sessions' one
+	provider    *oidcdisco.Provider
+	keys        *idTokenKeys // nil for a UAA-shaped server: ID token signatures are not checked
 }
 
 // New builds the client. It makes no call to the authorization server or
@@ -23,11 +30,52 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	s := &Server{
 		opts: opts, redirectURI: opts.URL + "/", log: opts.Logger, now: time.Now,
 		sessions: newSessionStore(strings.HasPrefix(opts.URL, "https://"), time.Now),
-	}, nil
+	}
+	if opts.Issuer != "" || opts.DiscoveryURL != "" {
+		s.provider = oidcdisco.Discovered(opts.HTTPClient, opts.DiscoveryURL, opts.Issuer, opts.Timeout)
+		s.keys = &idTokenKeys{}
+	} else {
+		s.provider = oidcdisco.Fixed(oidcdisco.UAA(opts.AuthURL))
+	}
+	return s, nil
 }
+
+// Discover fetches the discovery document now, when the endpoints come
+// from one, and checks it lists what the client needs (authorization,
+// token and JWKS endpoints). An error names the document's URL and the
+// fault. Serving does not need it: the first sign-in fetches the document
+// (New makes no call, so a stack may start in any order), and a failed
+// fetch is retried a second later at the earliest.
+func (s *Server) Discover(ctx context.Context) error {
+	_, err := s.metadata(ctx)
+	return err
+}
+
+// metadata are the authorization server's endpoints, with those the
+// client cannot do without checked.
+func (s *Server) metadata(ctx context.Context) (*oidcdisco.Metadata, error) {
+	m, err := s.provider.Metadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("greeting: %w", err)
+	}
+	needed := []string{"authorization_endpoint", "token_endpoint"}
+	if s.keys != nil {
+		needed = append(needed, "jwks_uri")
+	}
+	for _, field := range needed {
+		if _, err := m.Endpoint(field); err != nil {
+			return nil, fmt.Errorf("greeting: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// issuer is the issuer ID tokens must carry: Options.Issuer, else the
+// discovered one, else UAA's AuthURL/oauth/token.
+func (s *Server) issuer(m *oidcdisco.Metadata) string { return cmp.Or(s.opts.Issuer, m.Issuer) }
 
 // RedirectURI is the client's redirect URI, its root: register it at the
 // authorization server.
