@@ -238,14 +238,15 @@ ${error ? `<p class="error">${esc(error)}</p>\n` : ''}<form method="post" action
 ${cancelForm(uid)}`);
 }
 
-function consentPage(uid, client, params, details) {
+function consentPage(uid, client, params, account) {
   const requested = String(params.scope || '').split(' ').filter(Boolean);
   const items = requested.map((s) => `<li>${esc(s)}</li>`).join('\n');
+  const refused = requested.filter((s) => !mayGrant(account, s));
   return page('Authorize', `<p>${esc(client.clientId)} is asking for access to your account with the scopes: ${esc(requested.join(' '))}</p>
 <ul>
 ${items}
 </ul>
-<form method="post" action="/interaction/${esc(uid)}/confirm">
+${refused.length ? `<p>Not available to your account: ${esc(refused.join(' '))}</p>\n` : ''}<form method="post" action="/interaction/${esc(uid)}/confirm">
 <button type="submit" name="consent" value="approve">Continue</button>
 </form>
 ${cancelForm(uid)}`);
@@ -279,7 +280,7 @@ async function finish(ctx, result, mergeWithLastSubmission) {
 // grant that records fortunes.read as rejected (so they are not asked again in this session) and a token
 // whose scope lacks it.
 function mayGrant(account, scope) {
-  if (scope === 'fortunes.read') return account.groups.includes('fortunes.read');
+  if (scope === 'fortunes.read') return Boolean(account?.groups.includes('fortunes.read'));
   return true;
 }
 
@@ -328,7 +329,10 @@ provider.use(async (ctx, next) => {
 
     if (action === 'show' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       if (prompt === 'login') return html(ctx, 200, loginPage(details.uid, client, details.params));
-      if (prompt === 'consent') return html(ctx, 200, consentPage(details.uid, client, details.params, details.prompt.details));
+      if (prompt === 'consent') {
+        const account = accountsById.get(details.session?.accountId);
+        return html(ctx, 200, consentPage(details.uid, client, details.params, account));
+      }
       return html(ctx, 400, page('Error', `<p>unsupported prompt ${esc(prompt)}</p>`));
     }
 
