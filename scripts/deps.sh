@@ -3,25 +3,48 @@
 # a test that needs a program fails when the program is absent.
 #   redis-server: shared rate-limit counters and the refresh bus (gateway and configuration app tests)
 #   chromium:     the real-browser scenario of the greeting client (driven by chromedp)
+#   node, npm:    the example oidc-provider deployment (examples/oidc-provider) that the interop test runs;
+#                 its npm packages go to ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider
 set -euo pipefail
 
-needed=(redis-server chromium)
-packages=(redis-server chromium)
+needed=(redis-server chromium node npm)
+packages=(redis-server chromium nodejs npm)
 
 missing=()
 for i in "${!needed[@]}"; do
   command -v "${needed[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "deps: installing ${missing[*]} with apt-get"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing ${missing[*]} with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "deps: missing ${missing[*]}." >&2
+    echo "deps: install them as root, e.g.: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
 fi
 
-echo "deps: missing ${missing[*]}." >&2
-echo "deps: install them as root, e.g.: sudo apt-get install -y ${missing[*]}" >&2
-exit 1
+# The example oidc-provider deployment: its npm packages live in a cache folder outside the source tree that
+# stays from run to run; npm runs only when the installed oidc-provider is not the version package.json pins.
+example="$(cd "$(dirname "$0")/../examples/oidc-provider" && pwd)"
+cache="${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider"
+# oidc-provider 9 needs crypto.hash (Node.js 20.12 or later; its authors recommend the 22 LTS line).
+if ! node -e 'process.exit(typeof require("node:crypto").hash === "function" ? 0 : 1)'; then
+  echo "deps: node $(node --version) is too old for oidc-provider 9: it needs Node.js 20.12 or later (22 LTS recommended)." >&2
+  exit 1
+fi
+pinned="$(node -p 'require(process.argv[1]).dependencies["oidc-provider"]' "$example/package.json")"
+installed=""
+if [ -f "$cache/node_modules/oidc-provider/package.json" ]; then
+  installed="$(node -p 'require(process.argv[1]).version' "$cache/node_modules/oidc-provider/package.json")"
+fi
+if [ "$installed" != "$pinned" ]; then
+  echo "deps: installing oidc-provider $pinned with npm into $cache"
+  mkdir -p "$cache"
+  cp "$example/package.json" "$cache/package.json"
+  (cd "$cache" && npm install --omit=dev --no-audit --no-fund)
+fi
