@@ -54,6 +54,16 @@ func (v *introspectionValidator) validate(ctx context.Context, token string) (*t
 	case http.StatusOK:
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return nil, &unavailableError{fmt.Errorf("the introspection endpoint %s refused the fortune client %q (%d): check its id and secret, and that it may introspect", target, v.clientID, status)}
+	case http.StatusBadRequest:
+		// Some servers refuse to introspect a token they cannot have issued instead of answering active false:
+		// oidc-provider answers 400 unsupported_token_type for a JWT of another issuer.
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(body, &e) == nil && (e.Error == "unsupported_token_type" || e.Error == "invalid_token") {
+			return nil, invalidToken("Token was not recognised: the authorization server cannot introspect it (" + e.Error + ")")
+		}
+		return nil, &unavailableError{fmt.Errorf("the introspection endpoint %s answered 400", target)}
 	default:
 		return nil, &unavailableError{fmt.Errorf("the introspection endpoint %s answered %d", target, status)}
 	}

@@ -62,6 +62,12 @@ func (s *standardServer) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		answer, ok := s.opaque[r.PostFormValue("token")]
+		if !ok && strings.Count(r.PostFormValue("token"), ".") == 2 {
+			// As oidc-provider does for a JWT it cannot have issued.
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":"unsupported_token_type","error_description":"Structured JWT Tokens cannot be introspected"}`))
+			return
+		}
 		if !ok {
 			answer = map[string]any{"active": false}
 		}
@@ -184,6 +190,17 @@ func TestIntrospectionUnavailable(t *testing.T) {
 				t.Errorf("log lacks %q:\n%s", tt.log, logs)
 			}
 		})
+	}
+}
+
+// A server that refuses to introspect a token it cannot have issued (400 unsupported_token_type) has said the
+// token is not valid there: the caller gets 401, not 503.
+func TestIntrospectionOfAForeignJWTIsRefused(t *testing.T) {
+	std := startStandard(t)
+	f := start(t, nil, Options{Issuer: std.URL, Validation: ValidateIntrospection})
+	forged := authtest.Forge(t, authtest.Key(), "other", map[string]any{"iss": "https://elsewhere", "scope": "fortunes.read"})
+	if r := f.get(t, "/", forged); r.Status != http.StatusUnauthorized {
+		t.Fatalf("want 401, got %d %s", r.Status, r.Body)
 	}
 }
 
