@@ -43,8 +43,9 @@ type mirror struct {
 	timeout time.Duration
 	log     *slog.Logger
 
-	mu   sync.Mutex
-	repo *git.Repository
+	mu          sync.Mutex
+	repo        *git.Repository
+	forceRepack bool // a refetch left the old history's objects behind
 
 	fetches coalescer
 	hasCopy atomic.Bool // a fetch succeeded once (now or in an earlier run)
