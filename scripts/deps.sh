@@ -5,6 +5,7 @@
 #   chromium:     the real-browser scenario of the greeting client (driven by chromedp)
 #   node, npm:    the example oidc-provider deployment (examples/oidc-provider) that the interop test runs;
 #                 its npm packages go to ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider
+#   postgresql:   the authorization server's shared store for replicas (internal/pgtest runs a real server)
 set -euo pipefail
 
 needed=(redis-server chromium node npm)
@@ -14,6 +15,8 @@ missing=()
 for i in "${!needed[@]}"; do
   command -v "${needed[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
 done
+# Debian keeps PostgreSQL's server programs out of PATH, under /usr/lib/postgresql/VERSION/bin.
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || command -v postgres >/dev/null 2>&1 || missing+=(postgresql)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 func authServerService() *service {
@@ -16,7 +18,11 @@ func authServerService() *service {
 		name:    "authserver",
 		summary: "authorization server (OAuth 2.0 and OpenID Connect, UAA compatible)",
 		port:    9000,
-		notes: "Everything is kept in memory: users, groups, clients and tokens are lost at exit.\n" +
+		notes: "State: users, groups and memberships, clients, approvals, codes, refresh and access tokens\n" +
+			"and their revocations, and the signing keys are kept in the store: memory by default (lost at\n" +
+			"exit); --data DIR keeps them in DIR/authserver.db (bbolt; one process at a time); --store\n" +
+			"postgres://... keeps them in PostgreSQL, shared by every replica behind a load balancer.\n" +
+			"Browser sign-in sessions stay in each process's memory.\n\n" +
 			"Provision with the UAA API (POST /Users, /Groups, /oauth/clients) using an admin token:\n" +
 			"  curl -u admin:adminsecret -d grant_type=client_credentials http://localhost:9000/oauth/token\n\n",
 		flags: authServerFlags,
@@ -33,15 +39,30 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	fortuneURL := fs.String("fortune-url", authserver.DefaultFortuneURL, "with --seed-demo: the fortune service's root, the fortune client's redirect URI")
 	accessTTL := fs.Duration("access-token-ttl", authserver.DefaultAccessTokenTTL, "lifetime of access and ID tokens")
 	refreshTTL := fs.Duration("refresh-token-ttl", authserver.DefaultRefreshTokenTTL, "lifetime of refresh tokens")
-	return func(_ context.Context, log *slog.Logger) (*instance, error) {
+	data := fs.String("data", "", "data directory: keep the state in DIR/authserver.db (default: memory, lost at exit)")
+	storeURL := fs.String("store", "", "PostgreSQL URL (postgres://user:password@host:port/db) keeping the state, shared by replicas (default: memory)")
+	rotation := fs.Duration("key-rotation", 0, "replace the signing key when older than this, e.g. 720h; earlier keys stay in /token_keys until their tokens expire (default: never)")
+	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
 		if *accessTTL <= 0 || *refreshTTL <= 0 {
 			return nil, usageError{errors.New("--access-token-ttl and --refresh-token-ttl must be positive")}
+		}
+		if *data != "" && *storeURL != "" {
+			return nil, usageError{errors.New("--data and --store exclude each other")}
+		}
+		if *rotation < 0 {
+			return nil, usageError{errors.New("--key-rotation must not be negative")}
 		}
 		self, err := authServerURL(fs, *baseURL)
 		if err != nil {
 			return nil, err
 		}
+		db, err := openAuthStore(ctx, *data, *storeURL)
+		if err != nil {
+			return nil, err
+		}
 		opts := authserver.Options{
+			Store:             db,
+			KeyRotation:       *rotation,
 			URL:               self,
 			AdminClientID:     *adminID,
 			AdminClientSecret: *adminSecret,
@@ -54,11 +75,29 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 		}
 		s, err := authserver.New(opts)
 		if err != nil {
+			_ = db.Close()
 			return nil, usageError{err}
 		}
-		return &instance{handler: s}, nil
+		log.Info("authorization server state", "store", db.String())
+		return &instance{handler: s, close: db.Close}, nil
 	}
 }
+
+// openAuthStore opens the store the flags name: a bbolt file in the data
+// directory, PostgreSQL, or memory. A store that cannot be opened is an
+// error naming its path or URL, never a fall-back to memory.
+func openAuthStore(ctx context.Context, dataDir, pgURL string) (kv.Store, error) {
+	switch {
+	case pgURL != "":
+		return kv.OpenPostgres(ctx, pgURL)
+	case dataDir != "":
+		return kv.OpenBolt(filepath.Join(dataDir, authStoreFile))
+	}
+	return kv.NewMemory(), nil
+}
+
+// authStoreFile is the authorization server's store in a data directory.
+const authStoreFile = "authserver.db"
 
 // authServerURL is --url, or http://localhost:PORT. The issuer must be known
 // before the port is bound, so --port 0 needs --url.
@@ -79,10 +118,15 @@ func authServerURL(fs *flag.FlagSet, explicit string) (string, error) {
 // authServerDemo runs the authorization server with the demo identities;
 // the redirect URIs are the greeting client's and fortune service's URLs
 // when the stack runs them.
-func authServerDemo(_ context.Context, st *stack) (*instance, error) {
+func authServerDemo(ctx context.Context, st *stack) (*instance, error) {
 	self := st.urls["authserver"]
+	db, err := openAuthStore(ctx, st.dataDir, "")
+	if err != nil {
+		return nil, err
+	}
 	s, err := authserver.New(authserver.Options{
 		URL:    self,
+		Store:  db,
 		Logger: st.log.With("service", "authserver"),
 		Demo: &authserver.Demo{
 			GreetingURL: rootURL(st.urls["greeting"], authserver.DefaultGreetingURL),
@@ -90,9 +134,11 @@ func authServerDemo(_ context.Context, st *stack) (*instance, error) {
 		},
 	})
 	if err != nil {
+		_ = db.Close()
 		return nil, err
 	}
-	return &instance{handler: s, hints: authServerHints(self, s.Issuer())}, nil
+	hints := append(authServerHints(self, s.Issuer()), "state:   "+db.String()+"   (users, clients, approvals, tokens, signing keys)")
+	return &instance{handler: s, close: db.Close, hints: hints}, nil
 }
 
 func rootURL(serviceURL, fallback string) string {

@@ -69,8 +69,23 @@ func TestServeAuthServerBadArguments(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, code, stderr)
 		}
 	}
+	// A store that cannot be opened stops the start, naming its place;
+	// there is no fall-back to memory.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "authserver", "--port", "0", "--url", "http://x", "--store", "postgres://u:pw@127.0.0.1:1/db?connect_timeout=2"}, "store postgres://u:xxxxx@127.0.0.1:1/db"},
+		{[]string{"serve", "authserver", "--port", "0", "--url", "http://x", "--data", "/proc/no-such-dir"}, "store /proc/no-such-dir/authserver.db"},
+	} {
+		code, _, stderr := runCLI(tt.args...)
+		if code != exitError || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, code, stderr)
+		}
+	}
 	code, stdout, _ := runCLI("serve", "authserver", "--help")
-	for _, want := range []string{"-url", "-admin-client", "-admin-secret", "-seed-demo", "-greeting-url", "-access-token-ttl", "-refresh-token-ttl", "(default 9000)", "-log-format"} {
+	for _, want := range []string{"-url", "-admin-client", "-admin-secret", "-seed-demo", "-greeting-url", "-access-token-ttl", "-refresh-token-ttl", "(default 9000)", "-log-format",
+		"-data", "-store", "-key-rotation", "authserver.db", "PostgreSQL"} {
 		if code != exitOK || !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %s:\n%s", want, stdout)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 
@@ -16,8 +17,10 @@ func configServerService() *service {
 		name:    "configserver",
 		summary: "configuration server (Spring Cloud Config compatible, git backed)",
 		port:    8888,
-		flags:   configServerFlags,
-		demo:    configServerDemo,
+		notes: fmt.Sprintf("A file of the repository larger than %d MiB is refused: a request that needs it fails\n"+
+			"with an error that names the file.\n\n", configserver.MaxFileSize>>20),
+		flags: configServerFlags,
+		demo:  configServerDemo,
 	}
 }
 

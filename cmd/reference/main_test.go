@@ -224,6 +224,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"serve", "configserver", "--help"}, []string{
 			"-port", "-uri", "-host", "-basedir", "-default-label", "-username", "-password",
 			"CONFIG_GIT_PASSWORD", "-log-format", "-log-level", "-lazy-clone", "-fetch-timeout", "(default 8888)",
+			"larger than 4 MiB is refused",
 		}},
 		{[]string{"serve", "configserver", "--uri", "x", "-h"}, []string{"-uri"}},
 		{[]string{"--help"}, []string{"quotes", "8081", "configapp", "8080"}},

@@ -177,7 +177,10 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) {
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 		return
 	}
-	s.store.approve(u.ID, fc.ID, approved)
+	if err := s.store.approve(u.ID, fc.ID, approved); err != nil {
+		s.oauth.WriteAuthorizeError(r.Context(), w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+		return
+	}
 	s.issueCode(w, r, ar, v, u, approved)
 }
 

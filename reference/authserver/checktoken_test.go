@@ -1,6 +1,7 @@
 package authserver
 
 import (
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"net/http"
 	"net/url"
 	"slices"
@@ -185,9 +186,9 @@ func TestCheckTokenRevSig(t *testing.T) {
 	u, _ := ts.store.userByName("marissa")
 	changed := *u
 	changed.PasswordHash = []byte("$2a$04$changedchangedchangedchangedchangedchangedchangedch")
-	ts.store.idMu.Lock()
-	ts.store.users[u.ID] = &changed
-	ts.store.idMu.Unlock()
+	if err := ts.store.update(func(tx kv.Tx) error { return putJSON(tx, bucketUsers, u.ID, &changed) }); err != nil {
+		t.Fatal(err)
+	}
 	assertRevoked(t, ts, tk.AccessToken)
 }
 

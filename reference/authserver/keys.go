@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"time"
 
 	jose "github.com/go-jose/go-jose/v3"
 	"github.com/go-jose/go-jose/v3/jwt"
@@ -20,6 +21,7 @@ import (
 // RFC 7638 thumbprint) names it in token headers and in /token_keys, so a
 // resource server that caches keys can tell when the key changed.
 type signingKey struct {
+	created time.Time // when it was stored; see keyring
 	private *rsa.PrivateKey
 	kid     string
 	jwk     *jose.JSONWebKey // private; go-jose puts its KeyID in the header
@@ -107,10 +109,15 @@ func (k *signingKey) verify(raw string, out any) error {
 
 // tokenKeys serves the JWKS.
 func (s *Server) tokenKeys(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string][]publicJWK{"keys": {s.key.public}})
+	keys := s.keys.all()
+	jwks := make([]publicJWK, len(keys))
+	for i, k := range keys {
+		jwks[i] = k.public
+	}
+	writeJSON(w, http.StatusOK, map[string][]publicJWK{"keys": jwks})
 }
 
-// tokenKey serves the single key, as UAA's /token_key does.
+// tokenKey serves the key that signs now, as UAA's /token_key does.
 func (s *Server) tokenKey(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.key.public)
+	writeJSON(w, http.StatusOK, s.keys.current().public)
 }

@@ -15,7 +15,7 @@ import (
 // buildProvider composes fosite with the handlers this server offers. The
 // order matters: PKCE comes after the code handler it checks, so a replayed
 // code is reported (and its tokens revoked) before PKCE could object.
-func (s *Server) buildProvider(opts Options) {
+func (s *Server) buildProvider(opts Options, secret []byte) {
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL),
 		RefreshTokenLifespan:  cmp.Or(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
@@ -24,7 +24,7 @@ func (s *Server) buildProvider(opts Options) {
 		IDTokenIssuer:         s.issuer,
 		AccessTokenIssuer:     s.issuer,
 		TokenURL:              s.issuer,
-		GlobalSecret:          randomSecret(32),
+		GlobalSecret:          secret,
 		ScopeStrategy:         fosite.ExactScopeStrategy,
 		// PKCE: S256 only; required of public clients.
 		EnforcePKCEForPublicClients:    true,
@@ -42,13 +42,13 @@ func (s *Server) buildProvider(opts Options) {
 	hmac := compose.NewOAuth2HMACStrategy(cfg)
 	s.tokens = &tokenStrategy{
 		HMACSHAStrategy: hmac,
-		key:             s.key,
+		keys:            s.keys,
 		store:           s.store,
 		issuer:          s.issuer,
 		accessTTL:       cfg.AccessTokenLifespan,
 		now:             time.Now,
 	}
-	signer := &jwt.DefaultSigner{GetPrivateKey: func(context.Context) (any, error) { return s.key.jwk, nil }}
+	signer := &jwt.DefaultSigner{GetPrivateKey: func(context.Context) (any, error) { return s.keys.current().jwk, nil }}
 	strategy := &compose.CommonStrategy{
 		CoreStrategy:               s.tokens,
 		OpenIDConnectTokenStrategy: &openid.DefaultStrategy{Signer: signer, Config: cfg},

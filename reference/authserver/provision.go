@@ -98,6 +98,18 @@ func (s *Server) addClient(ctx context.Context, spec clientSpec) (*clientRecord,
 	if _, dup := s.store.client(spec.ID); dup {
 		return nil, conflictf("Client already exists: %s", spec.ID)
 	}
+	c, err := s.newClientRecord(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.createClient(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newClientRecord hashes the secret of a validated spec.
+func (s *Server) newClientRecord(ctx context.Context, spec clientSpec) (*clientRecord, error) {
 	var hash []byte
 	if spec.Secret != "" {
 		var err error
@@ -105,18 +117,14 @@ func (s *Server) addClient(ctx context.Context, spec clientSpec) (*clientRecord,
 			return nil, invalidf("client_secret must be at most %d bytes", maxSecretBytes)
 		}
 	}
-	c := &clientRecord{
+	return &clientRecord{
 		ID: spec.ID, Name: spec.Name, SecretHash: hash,
 		Scope: orEmpty(spec.Scope), Authorities: orEmpty(spec.Authorities),
 		GrantTypes: spec.GrantTypes, RedirectURIs: orEmpty(spec.Redirects),
 		AutoApproveAll: spec.AutoApproveAll, AutoApprove: orEmpty(spec.AutoApprove),
 		AccessTTL: spec.AccessTTL, RefreshTTL: spec.RefreshTTL,
 		Modified: now(),
-	}
-	if err := s.store.createClient(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	}, nil
 }
 
 func validateClient(spec clientSpec) error {

@@ -36,17 +36,30 @@ type Demo struct {
 }
 
 // seed registers the admin client, and the demo identities when asked.
+// Records an earlier run (or another replica) stored are kept; the admin
+// client is registered again when its secret changed.
 func (s *Server) seed(opts Options) error {
 	ctx := context.Background()
-	_, err := s.addClient(ctx, clientSpec{
+	admin := clientSpec{
 		ID:          cmp.Or(opts.AdminClientID, DefaultAdminClientID),
 		Name:        "admin",
 		Secret:      cmp.Or(opts.AdminClientSecret, DefaultAdminClientSecret),
 		GrantTypes:  []string{"client_credentials"},
 		Authorities: strings.Fields(adminScopeList),
-	})
-	if err != nil {
-		return fmt.Errorf("authserver: the admin client: %w", err)
+	}
+	old, exists := s.store.client(admin.ID)
+	if exists && s.hasher.Compare(ctx, old.SecretHash, []byte(admin.Secret)) != nil {
+		c, err := s.newClientRecord(ctx, admin)
+		if err == nil {
+			err = s.store.putClient(c)
+		}
+		if err != nil {
+			return fmt.Errorf("authserver: the admin client: %w", err)
+		}
+	} else if !exists {
+		if _, err := s.addClient(ctx, admin); err != nil && !isConflict(err) {
+			return fmt.Errorf("authserver: the admin client: %w", err)
+		}
 	}
 	if opts.Demo == nil {
 		return nil
@@ -57,37 +70,61 @@ func (s *Server) seed(opts Options) error {
 	return nil
 }
 
+// seedDemo adds the demo identities that are missing.
 func (s *Server) seedDemo(ctx context.Context, d Demo) error {
-	fortunes, err := s.addGroup(demoFortunesScope, demoFortunesScopeText)
+	fortunes, err := s.ensureGroup(demoFortunesScope, demoFortunesScopeText)
 	if err != nil {
 		return err
 	}
-	if _, err := s.addGroup("openid", openIDScopeText); err != nil {
+	if _, err := s.ensureGroup("openid", openIDScopeText); err != nil {
 		return err
 	}
-	u, err := s.addUser(ctx, userSpec{
-		UserName: DemoUserName, Password: DemoUserPassword, Email: DemoUserEmail,
-		GivenName: "Marissa", FamilyName: "Bloggs", Active: true, Verified: true,
-	})
-	if err != nil {
+	u, ok := s.store.userByName(DemoUserName)
+	if !ok {
+		u, err = s.addUser(ctx, userSpec{
+			UserName: DemoUserName, Password: DemoUserPassword, Email: DemoUserEmail,
+			GivenName: "Marissa", FamilyName: "Bloggs", Active: true, Verified: true,
+		})
+		if isConflict(err) { // another replica added it meanwhile
+			if u, ok = s.store.userByName(DemoUserName); ok {
+				err = nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.store.addMember(fortunes.ID, u.ID); err != nil && !isConflict(err) {
 		return err
 	}
-	if err := s.store.addMember(fortunes.ID, u.ID); err != nil {
-		return err
-	}
-	if _, err := s.addClient(ctx, clientSpec{
+	for _, c := range []clientSpec{{
 		ID: GreetingClientID, Name: GreetingClientID, Secret: GreetingClientSecret,
 		Scope:      []string{"openid", demoFortunesScope},
 		GrantTypes: []string{"authorization_code", "refresh_token"},
 		Redirects:  []string{cmp.Or(d.GreetingURL, DefaultGreetingURL)},
-	}); err != nil {
-		return err
-	}
-	_, err = s.addClient(ctx, clientSpec{
+	}, {
 		ID: FortuneClientID, Name: FortuneClientID, Secret: FortuneClientSecret,
 		Authorities: []string{demoFortunesScope, resourceScope},
 		GrantTypes:  []string{"authorization_code", "refresh_token"},
 		Redirects:   []string{cmp.Or(d.FortuneURL, DefaultFortuneURL)},
-	})
-	return err
+	}} {
+		if _, err := s.addClient(ctx, c); err != nil && !isConflict(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensureGroup returns the group named name, adding it when missing.
+func (s *Server) ensureGroup(name, description string) (*groupRecord, error) {
+	if g, ok := s.store.groupByName(name); ok {
+		return g, nil
+	}
+	g, err := s.addGroup(name, description)
+	if isConflict(err) { // another replica added it meanwhile
+		if g, ok := s.store.groupByName(name); ok {
+			return g, nil
+		}
+	}
+	return g, err
 }

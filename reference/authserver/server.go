@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -47,8 +48,18 @@ type Options struct {
 	AdminClientID, AdminClientSecret string
 	// AccessTokenTTL and RefreshTokenTTL are token lifetimes (12h, 720h).
 	AccessTokenTTL, RefreshTokenTTL time.Duration
-	// SigningKey signs access and ID tokens; nil generates a 2048-bit key.
+	// SigningKey signs access and ID tokens; nil uses the newest key of the
+	// store, generating a 2048-bit key when there is none. A given key is
+	// stored as the newest one.
 	SigningKey *rsa.PrivateKey
+	// KeyRotation replaces the signing key with a new one when it is older
+	// than this (0: never). Earlier keys stay in /token_keys, and verify,
+	// until the tokens they signed have expired.
+	KeyRotation time.Duration
+	// Store keeps users, groups, clients, approvals, codes, tokens and
+	// their revocations, and the signing keys (see package kv); nil keeps
+	// them in this process's memory. The caller closes it.
+	Store kv.Store
 	// HashCost is the bcrypt cost of stored passwords and secrets
 	// (bcrypt.DefaultCost when zero).
 	HashCost int
@@ -66,7 +77,7 @@ type Server struct {
 	issuer   string
 	store    *store
 	hasher   *secretHasher
-	key      *signingKey
+	keys     *keyring
 	tokens   *tokenStrategy
 	oauth    fosite.OAuth2Provider
 	browsers *browserSessions
@@ -91,24 +102,38 @@ func New(opts Options) (*Server, error) {
 	if opts.HashCost != 0 && (opts.HashCost < bcrypt.MinCost || opts.HashCost > bcrypt.MaxCost) {
 		return nil, fmt.Errorf("authserver: HashCost %d out of bcrypt's range %d to %d", opts.HashCost, bcrypt.MinCost, bcrypt.MaxCost)
 	}
-	key, err := newSigningKey(opts.SigningKey)
+	if opts.KeyRotation < 0 {
+		return nil, errors.New("authserver: the key rotation period must not be negative")
+	}
+	log := orDiscard(opts.Logger)
+	db := opts.Store
+	if db == nil {
+		db = kv.NewMemory()
+	}
+	st := newStore(db, log)
+	keys, err := openKeyring(st, opts.SigningKey, opts.KeyRotation,
+		max(cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL), authCodeTTL), log)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := hmacSecret(st)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		log:      orDiscard(opts.Logger),
+		log:      log,
 		baseURL:  base,
 		issuer:   base + "/oauth/token",
 		hasher:   newSecretHasher(cmp.Or(opts.HashCost, bcrypt.DefaultCost)),
-		key:      key,
+		keys:     keys,
+		store:    st,
 		browsers: newBrowserSessions(strings.HasPrefix(base, "https://")),
 		locks:    newKeyedLocks(),
 	}
-	s.store = newStore()
 	if s.pages, err = loadPages(); err != nil {
 		return nil, err
 	}
-	s.buildProvider(opts)
+	s.buildProvider(opts, secret)
 	if err := s.seed(opts); err != nil {
 		return nil, err
 	}

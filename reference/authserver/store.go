@@ -1,31 +1,25 @@
 package authserver
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"log/slog"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
 )
 
-// store holds every record of the server in memory, behind fosite's storage
-// interfaces (store_fosite.go) and the provisioning API's needs. Each table
-// has its own lock and no method holds two at once. Records are never
-// changed in place: an update stores a new copy, so a record handed out
-// stays valid without a lock.
+// store holds every record of the server in a kv.Store (memory, a bbolt file
+// or PostgreSQL), behind fosite's storage interfaces (store_fosite.go) and
+// the provisioning API's needs. Nothing is cached in the process: replicas
+// sharing one PostgreSQL see each other's writes at once. Records are JSON;
+// every read decodes a fresh copy, so callers may change what they get.
 type store struct {
-	idMu       sync.RWMutex
-	users      map[string]*userRecord  // by id
-	userNames  map[string]string       // folded user name -> id
-	groups     map[string]*groupRecord // by id
-	groupNames map[string]string       // folded display name -> id
-
-	clientMu sync.RWMutex
-	clients  map[string]*clientRecord
-
-	approvalMu sync.Mutex
-	approvals  map[approvalKey]map[string]bool // approved scopes
+	db  kv.Store
+	log *slog.Logger
 
 	codes   *tokenTable // authorization codes, by HMAC signature
 	pkce    *tokenTable // PKCE challenges, by code signature
@@ -34,22 +28,68 @@ type store struct {
 	refresh *tokenTable // refresh tokens, by HMAC signature
 }
 
-type approvalKey struct{ userID, clientID string }
+// The buckets of the store. A name index maps a folded name to an id.
+const (
+	bucketUsers      = "users"
+	bucketUserNames  = "user-names"
+	bucketGroups     = "groups"
+	bucketGroupNames = "group-names"
+	bucketClients    = "clients"
+	bucketApprovals  = "approvals" // user id NUL client id -> approved scopes
+	bucketKeys       = "keys"      // signing keys and fosite's HMAC secret
+)
 
-func newStore() *store {
-	return &store{
-		users:      make(map[string]*userRecord),
-		userNames:  make(map[string]string),
-		groups:     make(map[string]*groupRecord),
-		groupNames: make(map[string]string),
-		clients:    make(map[string]*clientRecord),
-		approvals:  make(map[approvalKey]map[string]bool),
-		codes:      newTokenTable(fosite.AuthorizeCode),
-		pkce:       newTokenTable(fosite.AuthorizeCode),
-		oidc:       newTokenTable(fosite.AuthorizeCode),
-		access:     newTokenTable(fosite.AccessToken),
-		refresh:    newTokenTable(fosite.RefreshToken),
+func newStore(db kv.Store, log *slog.Logger) *store {
+	s := &store{db: db, log: orDiscard(log)}
+	s.codes = newTokenTable(s, "codes", fosite.AuthorizeCode)
+	s.pkce = newTokenTable(s, "pkce", fosite.AuthorizeCode)
+	s.oidc = newTokenTable(s, "oidc", fosite.AuthorizeCode)
+	s.access = newTokenTable(s, "access", fosite.AccessToken)
+	s.refresh = newTokenTable(s, "refresh", fosite.RefreshToken)
+	return s
+}
+
+// update and view run a transaction; store operations are short and not
+// tied to a request's lifetime (a client that goes away must not leave a
+// half-done grant).
+func (s *store) update(fn func(kv.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	return s.db.Update(ctx, fn)
+}
+
+func (s *store) view(fn func(kv.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	return s.db.View(ctx, fn)
+}
+
+const storeTimeout = 10 * time.Second
+
+// readFailed logs a read the store could not answer; the caller answers as
+// if the record were absent (the request fails, nothing is granted).
+func (s *store) readFailed(op string, err error) {
+	s.log.Error("store read failed", "op", op, "store", s.db.String(), "err", err)
+}
+
+// getJSON decodes key of bucket into out; false when absent.
+func getJSON(tx kv.Tx, bucket, key string, out any) (bool, error) {
+	v, ok, err := tx.Get(bucket, key)
+	if err != nil || !ok {
+		return false, err
 	}
+	if err := json.Unmarshal(v, out); err != nil {
+		return false, fmt.Errorf("%s %q: %w", bucket, key, err)
+	}
+	return true, nil
+}
+
+func putJSON(tx kv.Tx, bucket, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return tx.Put(bucket, key, b)
 }
 
 // errNotFound and errConflict are the store's answers the API turns into

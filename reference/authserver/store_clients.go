@@ -1,10 +1,12 @@
 package authserver
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
 )
 
@@ -42,19 +44,30 @@ func (c *clientRecord) autoApproves(scopes []string) bool {
 }
 
 func (s *store) createClient(c *clientRecord) error {
-	s.clientMu.Lock()
-	defer s.clientMu.Unlock()
-	if _, dup := s.clients[c.ID]; dup {
-		return conflictf("Client already exists: %s", c.ID)
-	}
-	s.clients[c.ID] = c
-	return nil
+	return s.update(func(tx kv.Tx) error {
+		if _, dup, err := tx.Get(bucketClients, c.ID); err != nil || dup {
+			return cmp.Or(err, conflictf("Client already exists: %s", c.ID))
+		}
+		return putJSON(tx, bucketClients, c.ID, c)
+	})
+}
+
+// putClient stores c, replacing the client of the same id.
+func (s *store) putClient(c *clientRecord) error {
+	return s.update(func(tx kv.Tx) error { return putJSON(tx, bucketClients, c.ID, c) })
 }
 
 func (s *store) client(id string) (*clientRecord, bool) {
-	s.clientMu.RLock()
-	defer s.clientMu.RUnlock()
-	c, ok := s.clients[id]
+	c := new(clientRecord)
+	var ok bool
+	err := s.view(func(tx kv.Tx) (err error) {
+		ok, err = getJSON(tx, bucketClients, id, c)
+		return err
+	})
+	if err != nil {
+		s.readFailed("client", err)
+		return nil, false
+	}
 	return c, ok
 }
 

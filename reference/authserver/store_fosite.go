@@ -24,8 +24,10 @@ var (
 // needs the request to revoke what was issued from a replayed code or a
 // reused refresh token).
 func lookup(t *tokenTable, sig string, inactive error) (fosite.Requester, error) {
-	req, active, ok := t.get(sig)
+	req, active, ok, err := t.get(sig)
 	switch {
+	case err != nil:
+		return nil, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error())
 	case !ok:
 		return nil, fosite.ErrNotFound
 	case !active:
@@ -35,8 +37,7 @@ func lookup(t *tokenTable, sig string, inactive error) (fosite.Requester, error)
 }
 
 func (s *store) CreateAuthorizeCodeSession(_ context.Context, sig string, r fosite.Requester) error {
-	s.codes.put(sig, r)
-	return nil
+	return s.codes.put(sig, r)
 }
 
 func (s *store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
@@ -46,15 +47,18 @@ func (s *store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.
 // InvalidateAuthorizeCodeSession marks a code used; the entry stays until
 // the code expires, so a replay is recognized as one.
 func (s *store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) error {
-	if found, _ := s.codes.deactivate(sig); !found {
+	found, _, err := s.codes.deactivate(sig)
+	switch {
+	case err != nil:
+		return err
+	case !found:
 		return fosite.ErrNotFound
 	}
 	return nil
 }
 
 func (s *store) CreatePKCERequestSession(_ context.Context, sig string, r fosite.Requester) error {
-	s.pkce.put(sig, r)
-	return nil
+	return s.pkce.put(sig, r)
 }
 
 func (s *store) GetPKCERequestSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
@@ -62,13 +66,11 @@ func (s *store) GetPKCERequestSession(_ context.Context, sig string, _ fosite.Se
 }
 
 func (s *store) DeletePKCERequestSession(_ context.Context, sig string) error {
-	s.pkce.delete(sig)
-	return nil
+	return s.pkce.delete(sig)
 }
 
 func (s *store) CreateOpenIDConnectSession(_ context.Context, code string, r fosite.Requester) error {
-	s.oidc.put(code, r)
-	return nil
+	return s.oidc.put(code, r)
 }
 
 func (s *store) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
@@ -76,13 +78,11 @@ func (s *store) GetOpenIDConnectSession(_ context.Context, code string, _ fosite
 }
 
 func (s *store) DeleteOpenIDConnectSession(_ context.Context, code string) error {
-	s.oidc.delete(code)
-	return nil
+	return s.oidc.delete(code)
 }
 
 func (s *store) CreateAccessTokenSession(_ context.Context, sig string, r fosite.Requester) error {
-	s.access.put(sig, r)
-	return nil
+	return s.access.put(sig, r)
 }
 
 // GetAccessTokenSession answers ErrInactiveToken for a revoked token, which
@@ -92,13 +92,11 @@ func (s *store) GetAccessTokenSession(_ context.Context, sig string, _ fosite.Se
 }
 
 func (s *store) DeleteAccessTokenSession(_ context.Context, sig string) error {
-	s.access.delete(sig)
-	return nil
+	return s.access.delete(sig)
 }
 
 func (s *store) CreateRefreshTokenSession(_ context.Context, sig, _ string, r fosite.Requester) error {
-	s.refresh.put(sig, r)
-	return nil
+	return s.refresh.put(sig, r)
 }
 
 // GetRefreshTokenSession answers ErrInactiveToken for a used or revoked
@@ -108,31 +106,30 @@ func (s *store) GetRefreshTokenSession(_ context.Context, sig string, _ fosite.S
 }
 
 func (s *store) DeleteRefreshTokenSession(_ context.Context, sig string) error {
-	s.refresh.delete(sig)
-	return nil
+	return s.refresh.delete(sig)
 }
 
 // RotateRefreshToken retires the refresh token being used and the access
 // tokens issued so far for its grant; fosite then issues new ones under the
 // same request id.
 func (s *store) RotateRefreshToken(_ context.Context, requestID, sig string) error {
-	found, wasActive := s.refresh.deactivate(sig)
+	found, wasActive, err := s.refresh.deactivate(sig)
+	if err != nil {
+		return err
+	}
 	if !found {
 		return fosite.ErrNotFound
 	}
 	if !wasActive {
 		return fosite.ErrInactiveToken
 	}
-	s.access.deactivateRequest(requestID)
-	return nil
+	return s.access.deactivateRequest(requestID)
 }
 
 func (s *store) RevokeRefreshToken(_ context.Context, requestID string) error {
-	s.refresh.deactivateRequest(requestID)
-	return nil
+	return s.refresh.deactivateRequest(requestID)
 }
 
 func (s *store) RevokeAccessToken(_ context.Context, requestID string) error {
-	s.access.deactivateRequest(requestID)
-	return nil
+	return s.access.deactivateRequest(requestID)
 }

@@ -3,6 +3,7 @@ package authserver
 import (
 	"context"
 	"fmt"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"net/http"
 	"net/url"
 	"sync"
@@ -83,7 +84,9 @@ func TestStoreConcurrentRecords(t *testing.T) {
 			if err := ts.store.addMember(fortunes.ID, u.ID); err != nil {
 				t.Error(err)
 			}
-			ts.store.approve(u.ID, "greeting", []string{"openid"})
+			if err := ts.store.approve(u.ID, "greeting", []string{"openid"}); err != nil {
+				t.Error(err)
+			}
 			if !ts.store.approved(u.ID, "greeting", []string{"openid"}) || !ts.store.isMember(u.ID, "fortunes.read") {
 				t.Error("lost a write")
 			}
@@ -98,27 +101,40 @@ func TestStoreConcurrentRecords(t *testing.T) {
 }
 
 func TestTokenTableSweepsExpired(t *testing.T) {
-	table := newTokenTable(fosite.AccessToken)
+	s := newStore(kv.NewMemory(), nil)
+	if err := s.createClient(&clientRecord{ID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	client, _ := s.GetClient(context.Background(), "c")
+	table := s.access
 	expired := newClientSession()
 	expired.SetExpiresAt(fosite.AccessToken, time.Now().Add(-time.Minute))
 	for i := range minSweepWrites - 1 {
-		table.put(fmt.Sprintf("old%d", i), &fosite.Request{ID: fmt.Sprintf("r%d", i), Session: expired})
+		if err := table.put(fmt.Sprintf("old%d", i), &fosite.Request{ID: fmt.Sprintf("r%d", i), Client: client, Session: expired}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	live := newClientSession()
 	live.SetExpiresAt(fosite.AccessToken, time.Now().Add(time.Hour))
-	table.put("live", &fosite.Request{ID: "live", Session: live})
+	if err := table.put("live", &fosite.Request{ID: "live", Client: client, Session: live}); err != nil {
+		t.Fatal(err)
+	}
 	if n := table.size(); n != 1 {
 		t.Fatalf("%d entries after the sweep, want 1", n)
 	}
-	if len(table.byReq) != 1 {
-		t.Fatalf("request index not swept: %d", len(table.byReq))
+	n := 0
+	_ = s.view(func(tx kv.Tx) error {
+		return tx.Scan(table.index, "", func(string, []byte) error { n++; return nil })
+	})
+	if n != 1 {
+		t.Fatalf("request index not swept: %d", n)
 	}
 }
 
 // TestStoreReturnsCopies: fosite changes the requests it gets; the stored
 // ones must not change with them.
 func TestStoreReturnsCopies(t *testing.T) {
-	s := newStore()
+	s := newStore(kv.NewMemory(), nil)
 	sess := newClientSession()
 	sess.SetExpiresAt(fosite.AccessToken, time.Now().Add(time.Hour))
 	req := &fosite.Request{ID: "r1", Session: sess, GrantedScope: fosite.Arguments{"a"}, Form: url.Values{"k": {"v"}}}

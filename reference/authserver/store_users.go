@@ -2,9 +2,12 @@ package authserver
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // userRecord is a person who signs in here (a SCIM user of origin "uaa").
@@ -36,38 +39,63 @@ type groupRecord struct {
 func fold(name string) string { return strings.ToLower(name) }
 
 func (s *store) createUser(u *userRecord) error {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	if _, dup := s.userNames[fold(u.UserName)]; dup {
-		return conflictf("Username already in use: %s", u.UserName)
-	}
-	s.users[u.ID] = u
-	s.userNames[fold(u.UserName)] = u.ID
-	return nil
+	return s.update(func(tx kv.Tx) error {
+		if _, dup, err := tx.Get(bucketUserNames, fold(u.UserName)); err != nil || dup {
+			return cmp.Or(err, conflictf("Username already in use: %s", u.UserName))
+		}
+		if err := putJSON(tx, bucketUsers, u.ID, u); err != nil {
+			return err
+		}
+		return tx.Put(bucketUserNames, fold(u.UserName), []byte(u.ID))
+	})
 }
 
 func (s *store) user(id string) (*userRecord, bool) {
-	s.idMu.RLock()
-	defer s.idMu.RUnlock()
-	u, ok := s.users[id]
+	u := new(userRecord)
+	var ok bool
+	err := s.view(func(tx kv.Tx) (err error) {
+		ok, err = getJSON(tx, bucketUsers, id, u)
+		return err
+	})
+	if err != nil {
+		s.readFailed("user", err)
+		return nil, false
+	}
 	return u, ok
 }
 
 func (s *store) userByName(name string) (*userRecord, bool) {
-	s.idMu.RLock()
-	defer s.idMu.RUnlock()
-	u, ok := s.users[s.userNames[fold(name)]]
+	u := new(userRecord)
+	var ok bool
+	err := s.view(func(tx kv.Tx) error {
+		id, found, err := tx.Get(bucketUserNames, fold(name))
+		if err != nil || !found {
+			return err
+		}
+		ok, err = getJSON(tx, bucketUsers, string(id), u)
+		return err
+	})
+	if err != nil {
+		s.readFailed("userByName", err)
+		return nil, false
+	}
 	return u, ok
 }
 
 // listUsers returns every user, oldest first.
 func (s *store) listUsers() []*userRecord {
-	s.idMu.RLock()
-	us := make([]*userRecord, 0, len(s.users))
-	for _, u := range s.users {
-		us = append(us, u)
+	var us []*userRecord
+	err := s.view(func(tx kv.Tx) error {
+		return tx.Scan(bucketUsers, "", func(_ string, v []byte) error {
+			u := new(userRecord)
+			us = append(us, u)
+			return json.Unmarshal(v, u)
+		})
+	})
+	if err != nil {
+		s.readFailed("listUsers", err)
+		return nil
 	}
-	s.idMu.RUnlock()
 	slices.SortFunc(us, func(a, b *userRecord) int {
 		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.UserName, b.UserName))
 	})
@@ -75,57 +103,73 @@ func (s *store) listUsers() []*userRecord {
 }
 
 func (s *store) createGroup(g *groupRecord) error {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	if _, dup := s.groupNames[fold(g.DisplayName)]; dup {
-		return conflictf("A group with displayName: %s already exists.", g.DisplayName)
-	}
-	s.groups[g.ID] = g
-	s.groupNames[fold(g.DisplayName)] = g.ID
-	return nil
+	return s.update(func(tx kv.Tx) error {
+		if _, dup, err := tx.Get(bucketGroupNames, fold(g.DisplayName)); err != nil || dup {
+			return cmp.Or(err, conflictf("A group with displayName: %s already exists.", g.DisplayName))
+		}
+		if err := putJSON(tx, bucketGroups, g.ID, g); err != nil {
+			return err
+		}
+		return tx.Put(bucketGroupNames, fold(g.DisplayName), []byte(g.ID))
+	})
 }
 
 func (s *store) groupByName(name string) (*groupRecord, bool) {
-	s.idMu.RLock()
-	defer s.idMu.RUnlock()
-	g, ok := s.groups[s.groupNames[fold(name)]]
+	g := new(groupRecord)
+	var ok bool
+	err := s.view(func(tx kv.Tx) error {
+		id, found, err := tx.Get(bucketGroupNames, fold(name))
+		if err != nil || !found {
+			return err
+		}
+		ok, err = getJSON(tx, bucketGroups, string(id), g)
+		return err
+	})
+	if err != nil {
+		s.readFailed("groupByName", err)
+		return nil, false
+	}
 	return g, ok
 }
 
 // listGroups returns every group, oldest first.
 func (s *store) listGroups() []*groupRecord {
-	s.idMu.RLock()
-	gs := make([]*groupRecord, 0, len(s.groups))
-	for _, g := range s.groups {
-		gs = append(gs, g)
+	var gs []*groupRecord
+	err := s.view(func(tx kv.Tx) error {
+		return tx.Scan(bucketGroups, "", func(_ string, v []byte) error {
+			g := new(groupRecord)
+			gs = append(gs, g)
+			return json.Unmarshal(v, g)
+		})
+	})
+	if err != nil {
+		s.readFailed("listGroups", err)
+		return nil
 	}
-	s.idMu.RUnlock()
 	slices.SortFunc(gs, func(a, b *groupRecord) int {
 		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.DisplayName, b.DisplayName))
 	})
 	return gs
 }
 
-// addMember adds a user to a group (a new copy of the group).
+// addMember adds a user to a group.
 func (s *store) addMember(groupID, userID string) error {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	g, ok := s.groups[groupID]
-	if !ok {
-		return notFoundf("Group %s does not exist", groupID)
-	}
-	if _, ok := s.users[userID]; !ok {
-		return notFoundf("User %s does not exist", userID)
-	}
-	if slices.Contains(g.Members, userID) {
-		return conflictf("Member %s already exists in group %s", userID, groupID)
-	}
-	c := *g
-	c.Members = append(slices.Clip(g.Members), userID)
-	c.Modified = now()
-	c.Version++
-	s.groups[groupID] = &c
-	return nil
+	return s.update(func(tx kv.Tx) error {
+		g := new(groupRecord)
+		if ok, err := getJSON(tx, bucketGroups, groupID, g); err != nil || !ok {
+			return cmp.Or(err, notFoundf("Group %s does not exist", groupID))
+		}
+		if _, ok, err := tx.Get(bucketUsers, userID); err != nil || !ok {
+			return cmp.Or(err, notFoundf("User %s does not exist", userID))
+		}
+		if slices.Contains(g.Members, userID) {
+			return conflictf("Member %s already exists in group %s", userID, groupID)
+		}
+		g.Members = append(g.Members, userID)
+		g.Modified = now()
+		g.Version++
+		return putJSON(tx, bucketGroups, groupID, g)
+	})
 }
 
 // groupsOf returns the groups userID is a member of, by name.
@@ -145,27 +189,38 @@ func (s *store) isMember(userID, scope string) bool {
 	return ok && slices.Contains(g.Members, userID)
 }
 
+func approvalKey(userID, clientID string) string { return userID + "\x00" + clientID }
+
 // approve remembers that the user approved scopes for the client.
-func (s *store) approve(userID, clientID string, scopes []string) {
-	s.approvalMu.Lock()
-	defer s.approvalMu.Unlock()
-	k := approvalKey{userID, clientID}
-	if s.approvals[k] == nil {
-		s.approvals[k] = make(map[string]bool)
-	}
-	for _, sc := range scopes {
-		s.approvals[k][sc] = true
-	}
+func (s *store) approve(userID, clientID string, scopes []string) error {
+	return s.update(func(tx kv.Tx) error {
+		var have []string
+		if _, err := getJSON(tx, bucketApprovals, approvalKey(userID, clientID), &have); err != nil {
+			return err
+		}
+		for _, sc := range scopes {
+			if !slices.Contains(have, sc) {
+				have = append(have, sc)
+			}
+		}
+		return putJSON(tx, bucketApprovals, approvalKey(userID, clientID), have)
+	})
 }
 
 // approved reports whether the user approved every one of scopes for the
 // client before.
 func (s *store) approved(userID, clientID string, scopes []string) bool {
-	s.approvalMu.Lock()
-	defer s.approvalMu.Unlock()
-	got := s.approvals[approvalKey{userID, clientID}]
+	var have []string
+	err := s.view(func(tx kv.Tx) error {
+		_, err := getJSON(tx, bucketApprovals, approvalKey(userID, clientID), &have)
+		return err
+	})
+	if err != nil {
+		s.readFailed("approved", err)
+		return false
+	}
 	for _, sc := range scopes {
-		if !got[sc] {
+		if !slices.Contains(have, sc) {
 			return false
 		}
 	}

@@ -20,7 +20,7 @@ const maxTokenBytes = 8 << 10
 // UAA's claims, stored by their signature part.
 type tokenStrategy struct {
 	*oauth2.HMACSHAStrategy
-	key       *signingKey
+	keys      *keyring
 	store     *store
 	issuer    string
 	accessTTL time.Duration
@@ -54,7 +54,7 @@ func (t *tokenStrategy) GenerateAccessToken(_ context.Context, r fosite.Requeste
 	if err != nil {
 		return "", "", err
 	}
-	token, err := t.key.sign(claims)
+	token, err := t.keys.current().sign(claims)
 	if err != nil {
 		return "", "", err
 	}
@@ -125,7 +125,7 @@ func (t *tokenStrategy) inspect(raw string) (*accessClaims, error) {
 	c, ok := t.verified.get(raw)
 	if !ok {
 		c = new(accessClaims)
-		if raw == "" || len(raw) > maxTokenBytes || t.key.verify(raw, c) != nil {
+		if raw == "" || len(raw) > maxTokenBytes || t.keys.verify(raw, c) != nil {
 			return nil, errTokenUnknown
 		}
 		t.verified.add(raw, c)
@@ -133,7 +133,11 @@ func (t *tokenStrategy) inspect(raw string) (*accessClaims, error) {
 	if t.now().Unix() >= c.Exp {
 		return c, errTokenExpired
 	}
-	found, active := t.store.access.state(jwtSignature(raw))
+	found, active, err := t.store.access.state(jwtSignature(raw))
+	if err != nil {
+		t.store.readFailed("access token", err)
+		return nil, errTokenUnknown
+	}
 	if !found {
 		return nil, errTokenUnknown
 	}

@@ -1,170 +1,261 @@
 package authserver
 
 import (
-	"maps"
+	"encoding/json"
+	"errors"
 	"net/url"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
 )
 
 // tokenTable holds one kind of fosite request (codes, PKCE or OpenID
-// Connect requests, access or refresh tokens) by signature, with an index by
-// request id: revocation works on every token of one grant.
+// Connect requests, access or refresh tokens) by signature in bucket, with
+// an index by request id in bucket+"-req" (request id NUL signature):
+// revocation works on every token of one grant.
 type tokenTable struct {
+	s      *store
+	bucket string
+	index  string
 	kind   fosite.TokenType // whose expiry lets an entry be dropped
-	mu     sync.Mutex
-	bySig  map[string]*tokenEntry
-	byReq  map[string]map[string]struct{}
-	writes int // since the last sweep
+	writes atomic.Int64     // since the last sweep, in this process
 }
 
 // tokenEntry is a stored request. Inactive means used (a code), rotated or
 // revoked (a token): fosite and check_token tell these apart from unknown.
 type tokenEntry struct {
-	req     *fosite.Request
-	active  bool
-	expires time.Time
+	Req     storedRequest `json:"req"`
+	Active  bool          `json:"active"`
+	Expires time.Time     `json:"expires,omitzero"`
 }
 
-// minSweepWrites is how many writes pass between sweeps of expired entries
-// at least; a sweep is also put off until the table grew by half, so its
-// cost per write stays constant.
+// storedRequest is a fosite request as stored: the client by id (and the
+// scopes view fosite saw, see fositeClient), the session of this server.
+type storedRequest struct {
+	ID                string     `json:"id"`
+	RequestedAt       time.Time  `json:"requestedAt"`
+	ClientID          string     `json:"clientID"`
+	ClientScopes      []string   `json:"clientScopes"`
+	RequestedScope    []string   `json:"requestedScope"`
+	GrantedScope      []string   `json:"grantedScope"`
+	Form              url.Values `json:"form,omitempty"`
+	Session           *session   `json:"session"`
+	RequestedAudience []string   `json:"requestedAudience,omitempty"`
+	GrantedAudience   []string   `json:"grantedAudience,omitempty"`
+}
+
+// minSweepWrites is how many writes of one process pass between sweeps of
+// expired entries.
 const minSweepWrites = 1024
 
-func newTokenTable(kind fosite.TokenType) *tokenTable {
-	return &tokenTable{kind: kind, bySig: make(map[string]*tokenEntry), byReq: make(map[string]map[string]struct{})}
+func newTokenTable(s *store, bucket string, kind fosite.TokenType) *tokenTable {
+	return &tokenTable{s: s, bucket: bucket, index: bucket + "-req", kind: kind}
 }
 
-// put stores a snapshot of r, so later changes to r do not reach the store.
-func (t *tokenTable) put(sig string, r fosite.Requester) {
-	req := snapshot(r)
-	e := &tokenEntry{req: req, active: true}
-	if req.Session != nil {
-		e.expires = req.Session.GetExpiresAt(t.kind)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.remove(sig)
-	t.bySig[sig] = e
-	if t.byReq[req.ID] == nil {
-		t.byReq[req.ID] = make(map[string]struct{})
-	}
-	t.byReq[req.ID][sig] = struct{}{}
-	if t.writes++; t.writes >= max(minSweepWrites, len(t.bySig)/2) {
-		t.sweep(time.Now())
-	}
-}
+var errForeignRequest = errors.New("authserver: a request without a session or client of this server")
 
-// get returns a copy of the stored request: callers (fosite) change the
-// requests they get.
-func (t *tokenTable) get(sig string) (req *fosite.Request, active, ok bool) {
-	t.mu.Lock()
-	e, ok := t.bySig[sig]
-	if ok {
-		active = e.active
-	}
-	t.mu.Unlock()
+func toStored(r fosite.Requester) (storedRequest, error) {
+	sess, ok := sessionOf(r)
 	if !ok {
-		return nil, false, false
+		return storedRequest{}, errForeignRequest
 	}
-	return snapshot(e.req), active, true // e.req itself never changes
+	sr := storedRequest{
+		ID: r.GetID(), RequestedAt: r.GetRequestedAt(),
+		RequestedScope: r.GetRequestedScopes(), GrantedScope: r.GetGrantedScopes(),
+		Form: r.GetRequestForm(), Session: sess,
+		RequestedAudience: r.GetRequestedAudience(), GrantedAudience: r.GetGrantedAudience(),
+	}
+	switch c := r.GetClient().(type) {
+	case *fositeClient:
+		sr.ClientID, sr.ClientScopes = c.ID, c.scopes
+	case nil:
+	default:
+		return storedRequest{}, errForeignRequest
+	}
+	return sr, nil
 }
 
-// state reports whether sig is known and still active, without a copy.
-func (t *tokenTable) state(sig string) (found, active bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.bySig[sig]
-	return ok, ok && e.active
+// toRequest rebuilds the fosite request, with the client as it is now.
+func (t *tokenTable) toRequest(sr storedRequest) (*fosite.Request, bool) {
+	req := &fosite.Request{
+		ID: sr.ID, RequestedAt: sr.RequestedAt,
+		RequestedScope: sr.RequestedScope, GrantedScope: sr.GrantedScope,
+		Form: sr.Form, RequestedAudience: sr.RequestedAudience, GrantedAudience: sr.GrantedAudience,
+	}
+	if req.Form == nil {
+		req.Form = url.Values{}
+	}
+	if sr.Session != nil {
+		req.Session = sr.Session
+	}
+	if sr.ClientID != "" {
+		c, ok := t.s.client(sr.ClientID)
+		if !ok {
+			return nil, false
+		}
+		req.Client = &fositeClient{c, sr.ClientScopes}
+	}
+	return req, true
+}
+
+func sigKey(requestID, sig string) string { return requestID + "\x00" + sig }
+
+// put stores r.
+func (t *tokenTable) put(sig string, r fosite.Requester) error {
+	sr, err := toStored(r)
+	if err != nil {
+		return err
+	}
+	e := tokenEntry{Req: sr, Active: true}
+	if sr.Session != nil {
+		e.Expires = sr.Session.GetExpiresAt(t.kind)
+	}
+	err = t.s.update(func(tx kv.Tx) error {
+		if err := t.remove(tx, sig); err != nil {
+			return err
+		}
+		if err := putJSON(tx, t.bucket, sig, e); err != nil {
+			return err
+		}
+		return tx.Put(t.index, sigKey(sr.ID, sig), []byte{1})
+	})
+	if err == nil && t.writes.Add(1) >= minSweepWrites {
+		t.writes.Store(0)
+		if serr := t.sweep(time.Now()); serr != nil {
+			t.s.log.Warn("sweeping expired tokens failed", "table", t.bucket, "err", serr)
+		}
+	}
+	return err
+}
+
+// get returns the stored request.
+func (t *tokenTable) get(sig string) (req *fosite.Request, active, ok bool, err error) {
+	var e tokenEntry
+	err = t.s.view(func(tx kv.Tx) (err error) {
+		ok, err = getJSON(tx, t.bucket, sig, &e)
+		return err
+	})
+	if err != nil || !ok {
+		return nil, false, false, err
+	}
+	req, ok = t.toRequest(e.Req)
+	return req, e.Active, ok, nil
+}
+
+// state reports whether sig is known and still active.
+func (t *tokenTable) state(sig string) (found, active bool, err error) {
+	var e struct {
+		Active bool `json:"active"`
+	}
+	err = t.s.view(func(tx kv.Tx) (err error) {
+		found, err = getJSON(tx, t.bucket, sig, &e)
+		return err
+	})
+	return found, found && e.Active, err
 }
 
 // deactivate marks sig used; it reports whether sig was known and active.
-func (t *tokenTable) deactivate(sig string) (found, wasActive bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.bySig[sig]
-	if !ok {
-		return false, false
-	}
-	wasActive, e.active = e.active, false
-	return true, wasActive
+func (t *tokenTable) deactivate(sig string) (found, wasActive bool, err error) {
+	err = t.s.update(func(tx kv.Tx) error {
+		var e tokenEntry
+		var err error
+		if found, err = getJSON(tx, t.bucket, sig, &e); err != nil || !found {
+			return err
+		}
+		wasActive, e.Active = e.Active, false
+		return putJSON(tx, t.bucket, sig, e)
+	})
+	return found, wasActive, err
 }
 
 // deactivateRequest marks every entry of one grant inactive.
-func (t *tokenTable) deactivateRequest(requestID string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for sig := range t.byReq[requestID] {
-		t.bySig[sig].active = false
-	}
-}
-
-func (t *tokenTable) delete(sig string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.remove(sig)
-}
-
-// remove deletes sig from both maps; t.mu is held.
-func (t *tokenTable) remove(sig string) {
-	e, ok := t.bySig[sig]
-	if !ok {
-		return
-	}
-	delete(t.bySig, sig)
-	if sigs := t.byReq[e.req.ID]; sigs != nil {
-		delete(sigs, sig)
-		if len(sigs) == 0 {
-			delete(t.byReq, e.req.ID)
+func (t *tokenTable) deactivateRequest(requestID string) error {
+	return t.s.update(func(tx kv.Tx) error {
+		var sigs []string
+		prefix := sigKey(requestID, "")
+		if err := tx.Scan(t.index, prefix, func(k string, _ []byte) error {
+			sigs = append(sigs, k[len(prefix):])
+			return nil
+		}); err != nil {
+			return err
 		}
-	}
+		for _, sig := range sigs {
+			var e tokenEntry
+			ok, err := getJSON(tx, t.bucket, sig, &e)
+			if err != nil {
+				return err
+			}
+			if ok && e.Active {
+				e.Active = false
+				if err := putJSON(tx, t.bucket, sig, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
-// sweep drops expired entries; t.mu is held. An expired code or token is
-// refused by its expiry before the store is asked, so forgetting it changes
-// no answer.
-func (t *tokenTable) sweep(now time.Time) {
-	t.writes = 0
-	for sig, e := range t.bySig {
-		if !e.expires.IsZero() && e.expires.Before(now) {
-			t.remove(sig)
-		}
+func (t *tokenTable) delete(sig string) error {
+	return t.s.update(func(tx kv.Tx) error { return t.remove(tx, sig) })
+}
+
+// remove deletes sig and its index entry.
+func (t *tokenTable) remove(tx kv.Tx, sig string) error {
+	var e struct {
+		Req struct {
+			ID string `json:"id"`
+		} `json:"req"`
 	}
+	ok, err := getJSON(tx, t.bucket, sig, &e)
+	if err != nil || !ok {
+		return err
+	}
+	if err := tx.Delete(t.index, sigKey(e.Req.ID, sig)); err != nil {
+		return err
+	}
+	return tx.Delete(t.bucket, sig)
+}
+
+// sweep drops expired entries. An expired code or token is refused by its
+// expiry before the store is asked, so forgetting it changes no answer.
+func (t *tokenTable) sweep(now time.Time) error {
+	return t.s.update(func(tx kv.Tx) error {
+		var expired []string
+		if err := tx.Scan(t.bucket, "", func(sig string, v []byte) error {
+			var e struct {
+				Expires time.Time `json:"expires"`
+			}
+			if json.Unmarshal(v, &e) == nil && !e.Expires.IsZero() && e.Expires.Before(now) {
+				expired = append(expired, sig)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, sig := range expired {
+			if err := t.remove(tx, sig); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (t *tokenTable) size() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.bySig)
-}
-
-// snapshot copies a request deeply enough that neither side sees the
-// other's later changes: slices, form and session are copied; the client is
-// immutable and shared.
-func snapshot(r fosite.Requester) *fosite.Request {
-	var sess fosite.Session
-	if s := r.GetSession(); s != nil {
-		sess = s.Clone()
-	}
-	return &fosite.Request{
-		ID:                r.GetID(),
-		RequestedAt:       r.GetRequestedAt(),
-		Client:            r.GetClient(),
-		RequestedScope:    slices.Clone(r.GetRequestedScopes()),
-		GrantedScope:      slices.Clone(r.GetGrantedScopes()),
-		Form:              cloneValues(r.GetRequestForm()),
-		Session:           sess,
-		RequestedAudience: slices.Clone(r.GetRequestedAudience()),
-		GrantedAudience:   slices.Clone(r.GetGrantedAudience()),
-	}
+	n := 0
+	_ = t.s.view(func(tx kv.Tx) error {
+		return tx.Scan(t.bucket, "", func(string, []byte) error { n++; return nil })
+	})
+	return n
 }
 
 func cloneValues(v url.Values) url.Values {
 	c := make(url.Values, len(v))
-	for k, vs := range maps.All(v) {
+	for k, vs := range v {
 		c[k] = slices.Clone(vs)
 	}
 	return c

@@ -57,14 +57,14 @@ func (m *mirror) fetch() error {
 		m.hasCopy.Store(true)
 		return nil
 	}
-	err = m.repo.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: remoteName,
-		RefSpecs:   refSpecs,
-		Auth:       m.auth,
-		Tags:       git.NoTags, // the refspecs already name every tag
-		Prune:      true,
-		Force:      true,
-	})
+	err = m.fetchRefs(ctx)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// The remote was replaced by a repository with an unrelated history
+		// (re-created or migrated): go-git offers the local commits as
+		// common ground and the fetch fails on them. Fetch it from scratch.
+		m.log.Warn("the configuration repository's history changed; fetching it again", "uri", m.display)
+		err = m.refetch(ctx)
+	}
 	switch {
 	case err == nil:
 		m.repackIfNeeded()
@@ -74,6 +74,42 @@ func (m *mirror) fetch() error {
 	}
 	m.hasCopy.Store(true)
 	return nil
+}
+
+func (m *mirror) fetchRefs(ctx context.Context) error {
+	return m.repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: remoteName,
+		RefSpecs:   refSpecs,
+		Auth:       m.auth,
+		Tags:       git.NoTags, // the refspecs already name every tag
+		Prune:      true,
+		Force:      true,
+	})
+}
+
+// refetch fetches with no local branches or tags, so that nothing of the old
+// history is offered to the remote; the caller holds mu. When the fetch
+// fails, the old references are put back and the old copy is served. The
+// objects of the old history go at the next repack.
+func (m *mirror) refetch(ctx context.Context) error {
+	old := m.localRefs()
+	for name := range old {
+		if err := m.repo.Storer.RemoveReference(name); err != nil {
+			return err
+		}
+	}
+	err := m.fetchRefs(ctx)
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		m.forceRepack = true
+		return err
+	}
+	for name := range m.localRefs() {
+		_ = m.repo.Storer.RemoveReference(name)
+	}
+	for name, h := range old {
+		_ = m.repo.Storer.SetReference(plumbing.NewHashReference(name, h))
+	}
+	return err
 }
 
 // listRemote returns the remote's branches and tags under the local names
@@ -121,9 +157,10 @@ func (m *mirror) repackIfNeeded() {
 	if !ok {
 		return
 	}
-	if packs, err := packed.ObjectPacks(); err != nil || len(packs) <= maxPacks {
+	if packs, err := packed.ObjectPacks(); !m.forceRepack && (err != nil || len(packs) <= maxPacks) {
 		return
 	}
+	m.forceRepack = false
 	if err := m.repo.RepackObjects(&git.RepackConfig{}); err != nil {
 		m.log.Warn("repacking the local copy failed", "err", err)
 	}

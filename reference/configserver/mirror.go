@@ -21,10 +21,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
+// MaxFileSize is the largest configuration file served (4 MiB); a request
+// that needs a larger one fails with an error that names the file.
+const MaxFileSize = 4 << 20
+
 const (
 	remoteName  = "origin"
-	maxFileSize = 4 << 20 // a configuration file larger than this is refused
-	maxPacks    = 32      // repack the mirror when fetches have left more packs
+	maxFileSize = MaxFileSize
+	maxPacks    = 32 // repack the mirror when fetches have left more packs
 )
 
 var refSpecs = []config.RefSpec{
@@ -43,8 +47,9 @@ type mirror struct {
 	timeout time.Duration
 	log     *slog.Logger
 
-	mu   sync.Mutex
-	repo *git.Repository
+	mu          sync.Mutex
+	repo        *git.Repository
+	forceRepack bool // a refetch left the old history's objects behind
 
 	fetches coalescer
 	hasCopy atomic.Bool // a fetch succeeded once (now or in an earlier run)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -47,7 +48,7 @@ func flatten(data []byte) (*props, error) {
 			return f.out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, &syntaxError{err}
 		}
 		if err := f.document(&doc); err != nil {
 			return nil, err
@@ -55,25 +56,55 @@ func flatten(data []byte) (*props, error) {
 	}
 }
 
-// withLine adds the line to the few yaml.v3 errors that lack one (scanner
-// errors such as a tab at the start of a line): it finds the shortest prefix
-// of the file that fails the same way.
+// yamlLine matches the line yaml.v3 puts in its errors.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxError is an error of the YAML library, whose line is not to be
+// trusted: parser errors carry the line where the construct being parsed
+// began, counted from 0, and a few scanner errors carry none.
+type syntaxError struct{ err error }
+
+func (e *syntaxError) Error() string { return e.err.Error() }
+
+// withLine gives a syntax error the line where the file stops being valid
+// YAML: the shortest prefix of whole lines that fails the same way, searched
+// from the line the library reported (the start of the construct, which
+// cannot be after the error). Errors of the flattener carry node lines,
+// which are right, and are returned as they are.
 func withLine(data []byte, err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "line ") {
+	var se *syntaxError
+	if !errors.As(err, &se) {
 		return err
 	}
+	msg, from := stripLine(se.err.Error())
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	lo, hi := 1, len(lines)
+	lo, hi := max(from, 1), len(lines)
+	if lo > hi {
+		lo = hi
+	}
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if _, perr := flatten(bytes.Join(lines[:mid], nil)); perr != nil && perr.Error() == msg {
-			hi = mid
-		} else {
-			lo = mid + 1
+		_, perr := flatten(bytes.Join(lines[:mid], nil))
+		if perr != nil {
+			if pmsg, _ := stripLine(perr.Error()); pmsg == msg {
+				hi = mid
+				continue
+			}
 		}
+		lo = mid + 1
 	}
-	return fmt.Errorf("yaml: line %d: %s", lo, strings.TrimPrefix(msg, "yaml: "))
+	return fmt.Errorf("yaml: line %d: %s", lo, msg)
+}
+
+// stripLine splits "yaml: line N: message" into the message and N (0 when
+// there is no line).
+func stripLine(s string) (string, int) {
+	m := yamlLine.FindStringSubmatch(s)
+	if m == nil {
+		return strings.TrimPrefix(s, "yaml: "), 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return s[len(m[0]):], n
 }
 
 type flattener struct {

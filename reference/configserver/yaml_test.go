@@ -79,6 +79,25 @@ func TestParseYAMLErrorsCarryTheLine(t *testing.T) {
 			t.Errorf("parseYAML(%q) = %v, want an error with %q", src, err, line)
 		}
 	}
+	// The line of the error itself, not the line before it (yaml.v3 reports
+	// the line of its parsing context, counted from 0, for parser errors).
+	exact := map[string]string{
+		"a: 1\nb: 2\nc: d: e\n":     "yaml: line 3: ",
+		"a: 1\nb: 2\n\tc: 3\n":      "yaml: line 3: ",
+		"a: 1\nb: 2\n- x\n":         "yaml: line 3: ",
+		"a: 1\nb: {x: 1\n":          "yaml: line 2: ",
+		"a: 1\nb: 2\nc: [x\nd: 4\n": "yaml: line 3: ",
+		"a: 1\nb:\n  - x\n  y: 1\n": "yaml: line 4: ",
+		"a: 1\nb: 2\nc: \"x\n":      "yaml: line 3: ",
+		"a: 1\nb: 2\nc: *nope\n":    "yaml: line 3: ",
+		"a: 1\n\n\n# c\nb: c: d\n":  "yaml: line 5: ",
+	}
+	for src, prefix := range exact {
+		_, err := parseYAML([]byte(src))
+		if err == nil || !strings.HasPrefix(err.Error(), prefix) {
+			t.Errorf("parseYAML(%q) = %v, want an error starting %q", src, err, prefix)
+		}
+	}
 	for _, src := range []string{"", "# comment only\n", "~\n", "---\n---\n"} {
 		if p, err := parseYAML([]byte(src)); err != nil || p.len() != 0 {
 			t.Errorf("parseYAML(%q) = %v, %v; want no keys", src, p, err)

@@ -55,4 +55,6 @@ Rate limits: fixed windows aligned to the Unix epoch (Local too, where Envoy use
   a request without the header (or address) a selector needs is neither counted nor limited by
   that rule and gets no headers from it; with several rules the one with the fewest requests
   remaining gives x-ratelimit-remaining and -reset. Global counters live in --redis when given.
-Anything else (kinds, fields) is logged as not implemented when the directory is loaded.`
+Anything else (kinds, fields) is logged as not implemented when the directory is loaded; but a
+  kind that gateway.networking.k8s.io or gateway.envoyproxy.io does not define (a misspelling)
+  is an error, and the directory is refused.`

@@ -157,6 +157,11 @@ func (p *parser) document(d *doc, path string, n *yaml.Node) {
 		return
 	}
 	k, ok := kinds[kind]
+	if !ok && !knownKind(apiVersion, kind) {
+		group, _, _ := strings.Cut(apiVersion, "/")
+		d.errorf(o.node, path, "kind %s is not a kind of %s; %s", kind, group, suggestKind(group, kind))
+		return
+	}
 	if !ok {
 		d.notice(o.node, path, fmt.Sprintf("kind %s (%s) is not implemented by this gateway; ignored", kind, apiVersion))
 		return
@@ -199,6 +204,63 @@ var kinds = map[string]kind{
 	"Backend":              {[]string{EnvoyGroup + "/v1alpha1"}, readBackend},
 	"BackendTrafficPolicy": {[]string{EnvoyGroup + "/v1alpha1"}, readPolicy},
 	"Secret":               {[]string{"v1"}, readSecret},
+}
+
+// groupKinds are every kind of the API groups this gateway reads, whether
+// it implements them or not. In these groups an unknown kind is a mistake
+// (a misspelt BackendTrafficPolicy would leave its route unlimited), not
+// something to ignore; kinds of other groups are ignored with a notice.
+var groupKinds = map[string][]string{
+	GatewayAPIGroup: {"BackendLBPolicy", "BackendTLSPolicy", "GRPCRoute", "Gateway", "GatewayClass", "HTTPRoute",
+		"ListenerSet", "ReferenceGrant", "TCPRoute", "TLSRoute", "UDPRoute", "XBackendTrafficPolicy", "XListenerSet"},
+	EnvoyGroup: {"Backend", "BackendTrafficPolicy", "ClientTrafficPolicy", "EnvoyExtensionPolicy", "EnvoyPatchPolicy",
+		"EnvoyProxy", "HTTPRouteFilter", "SecurityPolicy"},
+}
+
+// knownKind reports whether kind may appear with apiVersion: any kind of a
+// group this gateway does not read, a kind of one it reads.
+func knownKind(apiVersion, kind string) bool {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return true // the core group (v1): Secret is read, the rest ignored
+	}
+	known, owned := groupKinds[group]
+	return !owned || slices.Contains(known, kind)
+}
+
+// suggestKind names the kind of group closest to kind, or lists them all.
+func suggestKind(group, kind string) string {
+	best, bestDist := "", 3 // at most two edits away
+	for _, k := range groupKinds[group] {
+		if d := editDistance(strings.ToLower(k), strings.ToLower(kind)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best != "" {
+		return "did you mean " + best + "?"
+	}
+	return "valid: " + strings.Join(groupKinds[group], ", ")
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // meta reads metadata, names the document after the resource, and refuses

@@ -380,3 +380,32 @@ func selfSigned(t testing.TB) (crt, key []byte) {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
 }
+
+// A kind this gateway does not know in a group it owns is a mistake (a
+// misspelt policy would leave its route unlimited): the directory is
+// refused. Known kinds it does not implement, and kinds of other groups,
+// are only noticed.
+func TestParseUnknownKindOfAnOwnGroupIsAnError(t *testing.T) {
+	for _, tt := range []struct{ apiVersion, kind, want string }{
+		{"gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicyy", `n.yaml:1: document 1: kind BackendTrafficPolicyy is not a kind of gateway.envoyproxy.io; did you mean BackendTrafficPolicy?`},
+		{"gateway.networking.k8s.io/v1", "HTTPRoutes", `kind HTTPRoutes is not a kind of gateway.networking.k8s.io; did you mean HTTPRoute?`},
+		{"gateway.networking.k8s.io/v1", "Frobnicator", `kind Frobnicator is not a kind of gateway.networking.k8s.io; valid:`},
+	} {
+		y := "apiVersion: " + tt.apiVersion + "\nkind: " + tt.kind + "\nmetadata: {name: p}\nspec: {}\n"
+		_, _, err := Parse([]File{{Name: "n.yaml", Data: []byte(y)}})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %s: err %v, want %q", tt.apiVersion, tt.kind, err, tt.want)
+		}
+	}
+	for _, y := range []string{
+		"apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: p}\n",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: p}\n",
+		"apiVersion: example.com/v1\nkind: Whatever\nmetadata: {name: p}\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n",
+	} {
+		_, notices, err := Parse([]File{{Name: "n.yaml", Data: []byte(y)}})
+		if err != nil || len(notices) != 1 || !strings.Contains(notices[0].String(), "not implemented") {
+			t.Errorf("%q: err %v, notices %v; want one not-implemented notice", y, err, notices)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+// Package kv is the authorization server's storage: named buckets of keys
+// and values, read and written in transactions. Three implementations share
+// one contract (kvtest_test.go runs it against each):
+//
+//   - Memory: this process only, lost at exit (tests, and `serve` without
+//     --data or --store).
+//   - Bolt: one file in a data directory (go.etcd.io/bbolt), for one process;
+//     what `reference up --data DIR` uses. Every committed transaction is on
+//     disk (fsync) before Update returns, and a crash never leaves the file
+//     unreadable (copy-on-write pages, two meta pages with checksums).
+//   - Postgres: a PostgreSQL database shared by several replicas of the
+//     server behind a load balancer. Transactions are serializable and
+//     retried on conflict.
+package kv
+
+import (
+	"context"
+	"errors"
+)
+
+// Store is a transactional key-value store.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction and commits it when fn
+	// returns nil; an error rolls every write of fn back. fn may run more
+	// than once (a conflicting concurrent transaction is retried), so it
+	// must not have effects outside the transaction.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// String names the store for logs and errors: its path or URL (without
+	// a password).
+	String() string
+	Close() error
+}
+
+// Tx is one transaction. Bucket names are text; keys are any bytes (NUL
+// included) and sort bytewise; values are opaque bytes, never empty.
+type Tx interface {
+	// Get returns the value of key in bucket; ok is false when absent.
+	Get(bucket, key string) (value []byte, ok bool, err error)
+	// Put sets key to value (not empty); only in Update.
+	Put(bucket, key string, value []byte) error
+	// Delete removes key (absent is not an error); only in Update.
+	Delete(bucket, key string) error
+	// Scan calls fn for every key of bucket that starts with prefix, in
+	// byte order of the keys. fn must not write to the transaction; collect
+	// keys and write after Scan returns.
+	Scan(bucket, prefix string, fn func(key string, value []byte) error) error
+}
+
+// ErrReadOnly is returned by writes in a View transaction.
+var ErrReadOnly = errors.New("kv: write in a read-only transaction")
+
+// errEmptyValue refuses an empty value, which not every store can tell from
+// an absent one.
+var errEmptyValue = errors.New("kv: empty value")
