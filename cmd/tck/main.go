@@ -118,7 +118,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "tck: %v\n", err)
 		return exitRunError
-	case res.Failed > 0:
+	case res.Failed > 0 || res.Blocked > 0:
 		return exitFailed
 	}
 	return exitOK
