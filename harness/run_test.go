@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +32,7 @@ func TestConformanceOfTheReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
-	if res.Failed > 0 || res.Unsupported > 0 || res.Skipped > 0 || res.Passed == 0 {
+	if res.Failed > 0 || res.Blocked > 0 || res.Unsupported > 0 || res.NotUnderTest > 0 || res.Skipped > 0 || res.Passed == 0 {
 		t.Errorf("the reference must pass every scenario: %+v", res)
 	}
 	for _, f := range []string{"junit.xml", "cucumber.json", "conformance-report.yaml"} {
@@ -112,5 +114,86 @@ func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "not supported: ") || !strings.Contains(out.String(), "not under test (the target declares no such service): configApp") {
 		t.Errorf("summary does not name what is not supported:\n%s", out.String())
+	}
+}
+
+// A discovery document that cannot be read, or names another issuer, is one error of the run that names the
+// target's field and the document's URL; no scenario runs.
+func TestABadDiscoveryDocumentIsOneErrorOfTheRun(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"issuer":"https://someone.else","authorization_endpoint":"https://someone.else/auth","token_endpoint":"https://someone.else/token"}`))
+	}))
+	defer srv.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	fixtures := &target.Fixtures{Users: target.FixtureUsers{Reader: &target.FixtureUser{Username: "u", Password: "p", Email: "u@x"}},
+		Clients: target.FixtureClients{Web: &target.FixtureClient{ClientID: "c", ClientSecret: "s", RedirectURI: "https://c.invalid/cb"}}}
+	for name, c := range map[string]struct{ issuer, want string }{
+		"another issuer": {srv.URL, `issuer is "https://someone.else", want exactly the issuer of the target`},
+		"unreachable":    {down, "cannot be read"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tg := &target.Target{Services: target.Services{AuthServer: &target.AuthServer{Issuer: c.issuer, Fixtures: fixtures}}}
+			var out strings.Builder
+			_, err := Run(context.Background(), Options{Target: tg, ReportsDir: t.TempDir(), Output: &out})
+			if !errors.Is(err, ErrUnreachable) {
+				t.Fatalf("err = %v, want ErrUnreachable", err)
+			}
+			for _, w := range []string{"services.authServer.issuer", c.issuer + "/.well-known/openid-configuration", c.want} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if out.Len() != 0 {
+				t.Errorf("scenarios ran: %s", out.String())
+			}
+		})
+	}
+}
+
+// The reference described by fixtures instead of its provisioning API: the scenarios run with the demo's
+// identities, those that need fresh users are not supported; and a fixture whose password the server refuses
+// is one error of the run that names the field, not a list of failed scenarios.
+func TestFixturesInsteadOfProvisioning(t *testing.T) {
+	ctx := context.Background()
+	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Stop()
+	tg := *st.Target
+	as := *tg.Services.AuthServer
+	as.Provisioning = nil
+	as.Fixtures = &target.Fixtures{
+		Users: target.FixtureUsers{Reader: &target.FixtureUser{Username: "marissa", Password: "wrong", Email: "marissa@test.org"}},
+		Clients: target.FixtureClients{
+			Web:      &target.FixtureClient{ClientID: "greeting", ClientSecret: "greeting-secret", RedirectURI: tg.Services.Greeting.URL + "/"},
+			Resource: &target.FixtureClient{ClientID: "fortune", ClientSecret: "fortune-secret"}},
+	}
+	tg.Services = target.Services{AuthServer: &as, Fortune: tg.Services.Fortune}
+	var out strings.Builder
+	_, err = Run(ctx, Options{Target: &tg, Format: "progress", ReportsDir: t.TempDir(), Output: &out})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "services.authServer.fixtures.users.reader") ||
+		!strings.Contains(err.Error(), "refused the password of marissa") {
+		t.Fatalf("err = %v, want one error naming the fixture", err)
+	}
+
+	as.Fixtures.Users.Reader.Password = "koala"
+	out.Reset()
+	res, err := Run(ctx, Options{Target: &tg, Format: "progress", ReportsDir: t.TempDir(), Output: &out,
+		Tags: "@spec-4.2-get-any-path,@spec-2.2-exp,@fresh-consent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed != 3 || res.Failed+res.Blocked != 0 || res.Unsupported == 0 {
+		t.Errorf("want the fortune outline (2) and every check_token field (1) to pass, fresh-consent scenarios unsupported: %+v\n%s", res, out.String())
+	}
+	if !strings.Contains(out.String(), "not supported: auth.provisioning") {
+		t.Errorf("the summary does not say that fresh users need provisioning:\n%s", out.String())
 	}
 }

@@ -115,6 +115,9 @@ func label(n *html.Node) string {
 
 // isButton tells whether a person can click n to submit its form or leave the page.
 func isButton(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
 	switch n.Data {
 	case "button", "a":
 		return true

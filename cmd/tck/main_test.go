@@ -173,7 +173,7 @@ func TestRunAgainstATargetFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"project: third-party", "supportedFeatures:\n        - config.errors",
-		"unsupportedFeatures:\n        - config.flat-formats", "- name: auth", "- name: gateway", "- name: config"} {
+		"unsupportedFeatures:\n        - config.flat-formats", "- name: oauth", "- name: check-token", "- name: gateway", "- name: config"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
