@@ -1,11 +1,11 @@
 package steps
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -195,7 +195,11 @@ func checkField(got any, typ, want string) string {
 			return fmt.Sprintf("want %q", want)
 		}
 	case "integer":
-		n, err := strconv.ParseInt(fmt.Sprint(got), 10, 64)
+		num, ok := got.(json.Number) // the body is decoded with UseNumber: a JSON string is no number
+		if !ok {
+			return "want a JSON number"
+		}
+		n, err := num.Int64()
 		if err != nil {
 			return "want an integer"
 		}

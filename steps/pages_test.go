@@ -1,8 +1,11 @@
 package steps
 
 import (
+	"encoding/json"
 	"net/url"
+	"strconv"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 )
@@ -150,5 +153,19 @@ func TestMeaningReadsTextThenValueThenName(t *testing.T) {
 		if got := meaning(n); got != want {
 			t.Errorf("%s: meaning %d, want %d", body, got, want)
 		}
+	}
+}
+
+// check_token's times are JSON numbers: a numeric string is refused.
+func TestCheckFieldWantsJSONTypes(t *testing.T) {
+	now := json.Number(strconv.FormatInt(time.Now().Unix()+60, 10))
+	if p := checkField(now, "integer", "later than now"); p != "" {
+		t.Errorf("a JSON number was refused: %s", p)
+	}
+	if p := checkField(string(now), "integer", "later than now"); p == "" {
+		t.Errorf("a numeric string passed as an integer")
+	}
+	if p := checkField("true", "boolean", "any"); p == "" {
+		t.Errorf("a string passed as a boolean")
 	}
 }

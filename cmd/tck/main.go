@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runValidate(args[1:], stdout, stderr)
 	case "capabilities":
 		for _, name := range target.KnownNames() {
-			fmt.Fprintf(stdout, "%-22s %s\n", name, target.Known[name])
+			fmt.Fprintf(stdout, "%-30s %s\n", name, target.Known[name])
 		}
 		return exitOK
 	}

@@ -237,7 +237,7 @@ Feature: Configuration server
       | {app}.yml       |
 
   @spec-2.4 @capability-config.shared-files
-  Scenario: The shared application files apply to every application, after its own files
+  Scenario: The shared application files apply to every application; every profile file outranks every generic one
     # The shared files would touch every scenario's application, so they live on a branch of this scenario.
     Given the repository holds on "{branch}" the file "application.yml":
       """
@@ -259,8 +259,8 @@ Feature: Configuration server
     Then the answer is 200 with a JSON body
     And the property sources are, highest precedence first:
       | {app}-dev.yml       |
-      | {app}.yml           |
       | application-dev.yml |
+      | {app}.yml           |
       | application.yml     |
     When I fetch the configuration of "other-{app}" with profile "dev" and label "{branch}"
     Then the answer is 200 with a JSON body

@@ -87,15 +87,20 @@ func (s *Server) parse(f treeFile) (*props, error) {
 }
 
 // candidateFiles lists the files to look for, highest precedence first; each
-// group is one file with its accepted spellings (.yml before .yaml).
+// group is one file with its accepted spellings (.yml before .yaml). As in
+// Spring Cloud Config, every profile-specific file outranks every generic
+// one, and within the same specificity the application's own file outranks
+// the shared "application": {app}-{profile}, application-{profile}, {app},
+// application (the last requested profile first).
 func candidateFiles(app string, profiles []string) [][]string {
-	active := activeProfiles(profiles)
 	var groups [][]string
 	add := func(stem string) { groups = append(groups, []string{stem + ".yml", stem + ".yaml"}) }
-	for _, name := range uniqueApps(app) {
-		for _, p := range active {
+	for _, p := range activeProfiles(profiles) {
+		for _, name := range uniqueApps(app) {
 			add(name + "-" + p)
 		}
+	}
+	for _, name := range uniqueApps(app) {
 		add(name)
 	}
 	return groups

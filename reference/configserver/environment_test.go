@@ -84,11 +84,13 @@ func TestPrecedenceOrder(t *testing.T) {
 		want []string
 	}{
 		{"/app/default", []string{"app.yml", "application.yml"}},
-		{"/app/dev", []string{"app-dev.yml", "app.yml", "application-dev.yml", "application.yml"}},
-		{"/app/dev,db", []string{"app-db.yaml", "app-dev.yml", "app.yml", "application-db.yml", "application-dev.yml", "application.yml"}},
-		{"/app/db,dev", []string{"app-dev.yml", "app-db.yaml", "app.yml", "application-dev.yml", "application-db.yml", "application.yml"}},
-		{"/app/dev,default", []string{"app-dev.yml", "app.yml", "application-dev.yml", "application.yml"}},
-		{"/app/dev,db,dev", []string{"app-dev.yml", "app-db.yaml", "app.yml", "application-dev.yml", "application-db.yml", "application.yml"}},
+		// Spring Cloud Config's order: every profile file before every generic one, the last profile first,
+		// and within one specificity the application's file before the shared one.
+		{"/app/dev", []string{"app-dev.yml", "application-dev.yml", "app.yml", "application.yml"}},
+		{"/app/dev,db", []string{"app-db.yaml", "application-db.yml", "app-dev.yml", "application-dev.yml", "app.yml", "application.yml"}},
+		{"/app/db,dev", []string{"app-dev.yml", "application-dev.yml", "app-db.yaml", "application-db.yml", "app.yml", "application.yml"}},
+		{"/app/dev,default", []string{"app-dev.yml", "application-dev.yml", "app.yml", "application.yml"}},
+		{"/app/dev,db,dev", []string{"app-dev.yml", "application-dev.yml", "app-db.yaml", "application-db.yml", "app.yml", "application.yml"}},
 		{"/unknown/dev", []string{"application-dev.yml", "application.yml"}},
 		{"/application/dev", []string{"application-dev.yml", "application.yml"}},
 	}
