@@ -103,7 +103,25 @@ func (r *runner) start(b *binding) {
 	r.servers = append(r.servers, srv)
 	r.started = append(r.started, b)
 	go func() { r.errs <- srv.Serve(b.ln) }()
-	r.log.Info("listening", "service", b.svc.name, "url", b.url)
+	r.log.Info("listening", "service", b.svc.name, "addr", b.ln.Addr().String(), "url", b.url)
+}
+
+// readyURL is the URL the service answers at, with the port it bound
+// (--port 0 included): its bound address, or loopback for a wildcard one.
+// A service that binds its own sockets (the gateway) gives its own URL.
+func (b *binding) readyURL() string {
+	if b.ln == nil {
+		return b.url
+	}
+	addr, ok := b.ln.Addr().(*net.TCPAddr)
+	if !ok {
+		return "http://" + b.ln.Addr().String()
+	}
+	ip := addr.IP
+	if ip.IsUnspecified() { // Go's wildcard sockets take IPv4 too
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(addr.Port))
 }
 
 // startOwn follows a service that serves its own sockets since it was

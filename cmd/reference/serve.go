@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -26,9 +28,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	fs := c.newFlagSet("reference serve " + svc.name)
 	port := new(int)
 	if !svc.ownSockets {
-		port = fs.Int("port", svc.port, "port to listen on (0 picks a free port)")
+		port = fs.Int("port", svc.port, "port to listen on (0: the kernel picks a free one; the address is logged and written to --ready-file)")
 	}
 	host := fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
+	readyFile := fs.String("ready-file", "", "once listening, write the service's URL (http://HOST:PORT, the port bound, also with --port 0) to this file (written to a temporary file, then renamed)")
 	logs := addLogFlags(fs)
 	build := svc.flags(fs, c.getenv)
 	fs.Usage = func() { c.serviceUsage(fs.Output(), svc, fs) }
@@ -59,6 +62,13 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	r := c.newRunner(log, bs)
 	r.start(bs[0])
 	r.announce()
+	if *readyFile != "" {
+		if err := writeReadyFile(*readyFile, bs[0].readyURL()); err != nil {
+			r.log.Error("cannot write the ready file", "path", *readyFile, "err", err)
+			r.stop()
+			return exitError
+		}
+	}
 	return r.wait(ctx)
 }
 
@@ -72,4 +82,27 @@ func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: reference serve %s [flags]\n\nRuns the %s.\n\n%sFlags (-flag and --flag are the same):\n", svc.name, svc.summary, svc.notes)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+}
+
+// writeReadyFile writes url and a newline to path atomically: a reader
+// polling for the file sees nothing or the whole URL, never a part.
+func writeReadyFile(path, url string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.WriteString(url + "\n"); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }

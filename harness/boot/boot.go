@@ -1,6 +1,9 @@
 // Package boot starts the reference implementation as a target: it builds cmd/reference from this checkout,
-// starts each service as a separate process on a free port (and a redis-server for the refresh bus), and stops
-// them all again. The harness talks to the processes over the wire only, exactly as it talks to any other
+// starts each service as a separate process (and a redis-server for the refresh bus), and stops them all again.
+// A service that can take --port 0 does, and reports the port it got in a ready file (the fortune service, the
+// configuration server); the authorization server and the greeting client must know their own URL before they
+// bind, the gateways' ports are written in their Gateway manifest and redis-server has no such report, so theirs
+// are chosen free beforehand. The harness talks to the processes over the wire only, exactly as it talks to any other
 // implementation.
 package boot
 
@@ -136,11 +139,15 @@ func Checkout() (string, error) {
 	}
 }
 
-// startOAuthServices runs the authorization server, the fortune service and the greeting client. Their ports
-// are chosen first, because each needs the others' addresses: the authorization server registers the greeting
-// and fortune clients (its demo seed) with their redirect URIs. Scenarios provision their own users and clients.
+// startOAuthServices runs the fortune service, the authorization server and the greeting client. The fortune
+// service takes --port 0 and reports the port it got in its ready file; it needs only the authorization server's
+// URL, which it does not call before a request comes. The authorization server (its token issuer) and the greeting
+// client (its redirect URI) must know their own URL before they bind, so their ports are chosen first (and could,
+// on a busy machine, be taken by another program in between: the start then fails and says so). The authorization
+// server registers the greeting and fortune clients (its demo seed) with their redirect URIs. Scenarios provision
+// their own users and clients.
 func (st *Stack) startOAuthServices(ctx context.Context, bin string) error {
-	var ports [3]int
+	var ports [2]int
 	for i := range ports {
 		p, err := launch.FreePort()
 		if err != nil {
@@ -149,15 +156,18 @@ func (st *Stack) startOAuthServices(ctx context.Context, bin string) error {
 		ports[i] = p
 	}
 	url := func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
-	auth, fortune, greeting := url(ports[0]), url(ports[1]), url(ports[2])
+	auth, greeting := url(ports[0]), url(ports[1])
+	fortune, err := st.startReady(ctx, "fortune", bin, "/", "--auth-url", auth)
+	if err != nil {
+		return err
+	}
 	services := []struct {
 		name, base, ready string
 		args              []string
 	}{
 		{"authserver", auth, "/healthz", []string{"--port", strconv.Itoa(ports[0]), "--url", auth, "--seed-demo",
 			"--greeting-url", greeting + "/", "--fortune-url", fortune + "/"}},
-		{"fortune", fortune, "/", []string{"--port", strconv.Itoa(ports[1]), "--auth-url", auth}},
-		{"greeting", greeting, "/", []string{"--port", strconv.Itoa(ports[2]), "--url", greeting,
+		{"greeting", greeting, "/", []string{"--port", strconv.Itoa(ports[1]), "--url", greeting,
 			"--auth-url", auth, "--fortune-url", fortune}},
 	}
 	for _, svc := range services {
@@ -176,24 +186,38 @@ func (st *Stack) startOAuthServices(ctx context.Context, bin string) error {
 	return nil
 }
 
+// startReady runs `reference serve NAME --port 0 --ready-file F args...`: the kernel picks the port while the
+// service binds it, so no other program can take it in between. It returns the URL the service wrote to F once
+// it listened, after that URL answered at probe.
+func (st *Stack) startReady(ctx context.Context, name, bin, probe string, args ...string) (string, error) {
+	file := filepath.Join(st.dir, name+".ready")
+	p, err := st.start(name, nil, bin, append([]string{"serve", name, "--port", "0", "--ready-file", file}, args...)...)
+	if err != nil {
+		return "", err
+	}
+	base, err := p.WaitFile(ctx, file, 30*time.Second)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(base, "http://") {
+		return "", fmt.Errorf("%s wrote %q to its ready file %s, not a URL", name, base, file)
+	}
+	return base, st.ready(p, p.WaitHTTP(ctx, base+probe, 30*time.Second), base)
+}
+
 func (st *Stack) startConfigServer(ctx context.Context, bin string) error {
 	repo := filepath.Join(st.dir, "config-repo.git")
 	if err := initRepository(repo); err != nil {
 		return fmt.Errorf("creating the configuration repository: %w", err)
 	}
-	port, err := launch.FreePort()
-	if err != nil {
-		return err
-	}
 	uri := "file://" + repo
-	p, err := st.start("configserver", nil, bin, "serve", "configserver", "--port", strconv.Itoa(port),
+	base, err := st.startReady(ctx, "configserver", bin, "/health",
 		"--uri", uri, "--basedir", filepath.Join(st.dir, "configserver-cache"))
 	if err != nil {
 		return err
 	}
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	st.Target.Services.ConfigServer = &target.ConfigServer{URL: base, Repository: target.Repository{URI: uri}}
-	return st.ready(p, p.WaitHTTP(ctx, base+"/health", 30*time.Second), base)
+	return nil
 }
 
 // gatewayManifest is the Gateway resource of the reference target: one HTTP and one HTTPS listener (with a

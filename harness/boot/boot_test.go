@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +28,13 @@ func TestReferenceStartsAndStopsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	// The fortune service and the configuration server took --port 0 and told their URL in a ready file.
+	for name, url := range map[string]string{"fortune": st.Target.Services.Fortune.URL, "configserver": cs.URL} {
+		b, err := os.ReadFile(filepath.Join(st.Dir(), name+".ready"))
+		if err != nil || strings.TrimSpace(string(b)) != url {
+			t.Errorf("%s: ready file %q (%v), target URL %s", name, b, err, url)
+		}
+	}
 	pids, dir := st.PIDs(), st.Dir()
 	st.Stop()
 	st.Stop() // twice is harmless

@@ -112,6 +112,22 @@ func (p *Process) WaitTCP(ctx context.Context, addr string, timeout time.Duratio
 	})
 }
 
+// WaitFile polls path until it holds one whole line (ending in a newline), such as the URL a service writes to
+// its ready file once it listens on the port it got, and returns the line without the newline. A program that
+// writes the file in place could be read half-written; the reference writes a temporary file and renames it.
+func (p *Process) WaitFile(ctx context.Context, path string, timeout time.Duration) (string, error) {
+	var line string
+	err := p.wait(ctx, timeout, path, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		line = strings.TrimSpace(string(b))
+		return line != ""
+	})
+	return line, err
+}
+
 func (p *Process) wait(ctx context.Context, timeout time.Duration, what string, ready func() bool) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {

@@ -77,3 +77,29 @@ func atoi(s string) int {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+func TestWaitFileReturnsTheLineOnceWhole(t *testing.T) {
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	// The first write has no newline yet: not ready.
+	p, err := Shell("writer", filepath.Join(dir, "p.log"), []string{"READY=" + ready},
+		`printf 'http://127.0.0.1:' > "$READY"; sleep 0.3; printf 'http://127.0.0.1:4242\n' > "$READY.tmp"; mv "$READY.tmp" "$READY"; sleep 60`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(time.Second)
+	got, err := p.WaitFile(context.Background(), ready, 5*time.Second)
+	if err != nil || got != "http://127.0.0.1:4242" {
+		t.Fatalf("WaitFile = %q, %v", got, err)
+	}
+
+	q, err := Shell("quitter", filepath.Join(dir, "q.log"), nil, `echo "bad flag"; exit 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(time.Second)
+	if _, err := q.WaitFile(context.Background(), filepath.Join(dir, "never"), 5*time.Second); err == nil ||
+		!strings.Contains(err.Error(), "exited at start") || !strings.Contains(err.Error(), "bad flag") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,5 +211,61 @@ func decodeSegment(t *testing.T, seg string, out any) {
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Two replicas on one PostgreSQL receive many exchanges of one code at
+// once: marking the code used is a compare-and-set in the store, so exactly
+// one exchange succeeds, whichever replica answers it. (The in-process lock
+// of the token endpoint covers one replica only.)
+func TestOneCodeExchangedAtTwoReplicasAtOnceSucceedsOnce(t *testing.T) {
+	pg := pgtest.Start(t)
+	open := func() kv.Store {
+		db, err := kv.OpenPostgres(context.Background(), pg.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	addrA, addrB := freeAddr(t), freeAddr(t)
+	base := "http://" + addrA
+	a, _ := serveAt(t, addrA, base, open())
+	b, _ := serveAt(t, addrB, base, open())
+	for round := range 5 {
+		code := codeOf(t, newBrowser(t, a).approve(authParams("openid fortunes.read"), DemoUserName, DemoUserPassword))
+		const n = 16
+		statuses := make(chan int, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			at := []*testServer{a, b}[i%2]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				r := exchange(t, at, code, nil)
+				if r.status != http.StatusOK && r.status != http.StatusBadRequest {
+					t.Logf("%d %s", r.status, r.body)
+				}
+				statuses <- r.status
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(statuses)
+		ok, refused := 0, 0
+		for s := range statuses {
+			switch s {
+			case http.StatusOK:
+				ok++
+			case http.StatusBadRequest:
+				refused++
+			default:
+				t.Errorf("round %d: an exchange answered %d", round, s)
+			}
+		}
+		if ok != 1 || refused != n-1 {
+			t.Fatalf("round %d: %d exchanges succeeded and %d were refused, want 1 and %d", round, ok, refused, n-1)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package authserver
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/handler/oauth2"
@@ -45,17 +46,31 @@ func (s *store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.
 }
 
 // InvalidateAuthorizeCodeSession marks a code used; the entry stays until
-// the code expires, so a replay is recognized as one.
+// the code expires, so a replay is recognized as one. It is the
+// compare-and-set that lets one exchange of a code succeed: fosite checked
+// that the code was unused in an earlier read, and another exchange (at
+// another replica on the same PostgreSQL, which the token endpoint's
+// in-process lock does not reach) may have used it since. The read and the
+// write are one store transaction (bbolt: one writer at a time; PostgreSQL:
+// serializable, retried on conflict), so of two racing exchanges exactly one
+// sees the code active; the other fails with errCodeUsed.
 func (s *store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) error {
-	found, _, err := s.codes.deactivate(sig)
+	found, wasActive, err := s.codes.deactivate(sig)
 	switch {
 	case err != nil:
 		return err
 	case !found:
 		return fosite.ErrNotFound
+	case !wasActive:
+		return errCodeUsed
 	}
 	return nil
 }
+
+// errCodeUsed is a code another exchange used between fosite's check and
+// this exchange's InvalidateAuthorizeCodeSession; the token endpoint
+// answers invalid_grant (see codeUsedAsInvalidGrant).
+var errCodeUsed = errors.New("authserver: the authorization code was used by a concurrent exchange")
 
 func (s *store) CreatePKCERequestSession(_ context.Context, sig string, r fosite.Requester) error {
 	return s.pkce.put(sig, r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,8 +17,12 @@ var supportedGrants = []string{"authorization_code", "refresh_token", "client_cr
 
 // token is the token endpoint (RFC 6749 section 3.2), on fosite. Clients
 // authenticate with HTTP Basic or with client_id and client_secret in the
-// form. Exchanges of one code or one refresh token are serialized, so that
-// of two racing requests the second is the replay that revokes the grant.
+// form. Exchanges of one code or one refresh token are serialized in this
+// process, so that of two racing requests the second is the replay that
+// revokes the grant. Across replicas the store decides: marking a code used
+// and rotating a refresh token are compare-and-sets in one transaction
+// (InvalidateAuthorizeCodeSession, RotateRefreshToken), so only one exchange
+// succeeds.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	grant := r.PostFormValue("grant_type")
@@ -51,7 +56,7 @@ func (s *Server) issueTokens(ctx context.Context, w http.ResponseWriter, r *http
 	}
 	resp, err := s.oauth.NewAccessResponse(ctx, ar)
 	if err != nil {
-		s.tokenError(ctx, w, ar, err)
+		s.tokenError(ctx, w, ar, codeUsedAsInvalidGrant(err))
 		return
 	}
 	if jti := jtiOf(resp.GetAccessToken()); jti != "" {
@@ -103,4 +108,19 @@ func jtiOf(token string) string {
 	}
 	_ = json.Unmarshal(payload, &c)
 	return c.JTI
+}
+
+// codeUsedAsInvalidGrant answers invalid_grant (400) for a code a concurrent
+// exchange used first, at this replica or another: fosite's response step
+// reads the code again (ErrInvalidatedAuthorizeCode when it was used since
+// the request step) and then marks it used (errCodeUsed when it lost the
+// race), and wraps either as server_error. The tokens the winning exchange
+// is issuing are not revoked here (they may not be stored yet); a later
+// replay of the code revokes them, as fosite does for every replay.
+func codeUsedAsInvalidGrant(err error) error {
+	var rfc *fosite.RFC6749Error
+	if errors.As(err, &rfc) && (errors.Is(rfc.Cause(), errCodeUsed) || errors.Is(rfc.Cause(), fosite.ErrInvalidatedAuthorizeCode)) {
+		return fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
+	}
+	return err
 }

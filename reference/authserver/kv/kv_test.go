@@ -192,6 +192,7 @@ func must(t *testing.T, err error) {
 }
 
 // Two stores on one PostgreSQL database see each other's writes: replicas.
+// Compare-and-set holds across them.
 func TestPostgresSharedBetweenProcesses(t *testing.T) {
 	pg := pgtest.Start(t)
 	a := openPostgresDB(t, pg, "shared")
@@ -208,6 +209,42 @@ func TestPostgresSharedBetweenProcesses(t *testing.T) {
 		}
 		return nil
 	}))
+
+	// A read then a write in one Update is a compare-and-set across the
+	// two: of many racing to take one key (as replicas race to use one
+	// authorization code), exactly one sees it free.
+	for round := range 5 {
+		key := fmt.Sprintf("code%d", round)
+		var taken sync.WaitGroup
+		var mu sync.Mutex
+		winners := 0
+		for i := range 16 {
+			s := []*Postgres{a, b}[i%2]
+			taken.Go(func() {
+				won := false
+				err := s.Update(ctx, func(tx Tx) error {
+					won = false // fn may run again after a conflict
+					if _, used, err := tx.Get("codes", key); err != nil || used {
+						return err
+					}
+					won = true
+					return tx.Put("codes", key, []byte("used"))
+				})
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if won {
+					winners++
+				}
+			})
+		}
+		taken.Wait()
+		if winners != 1 {
+			t.Fatalf("round %d: %d updates took the key, want 1", round, winners)
+		}
+	}
 }
 
 func TestOpenErrorsNameThePlace(t *testing.T) {
