@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +109,7 @@ func profileReasons(suite *steps.Suite) map[string]string {
 func profilesOf(areas []string) []string {
 	var out []string
 	for _, p := range features.Profiles {
-		if contains(areas, p.Area) {
+		if slices.Contains(areas, p.Area) {
 			out = append(out, p.Name)
 		}
 	}
@@ -189,7 +190,7 @@ type plan struct {
 func planRun(opts Options, cat *catalog.Catalog, areas []string, reasons map[string]string, res *report.Results) plan {
 	p := plan{paths: areas, tags: opts.Tags, expected: map[string]catalog.Scenario{}, exclude: map[string]bool{}}
 	for _, s := range cat.Scenarios {
-		if !contains(areas, s.Area) {
+		if !slices.Contains(areas, s.Area) {
 			continue
 		}
 		if lacks := missingRequirements(opts.Target, s); len(lacks) > 0 {
@@ -281,7 +282,7 @@ func finish(opts Options, cat *catalog.Catalog, areas []string, reasons map[stri
 	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, profilesOf(areas), reasons, res)
 	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml")}
 	for _, s := range cat.Scenarios {
-		if !contains(areas, s.Area) {
+		if !slices.Contains(areas, s.Area) {
 			continue
 		}
 		switch res.Get(s) {
@@ -369,22 +370,12 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // authEnv is what the steps need of the authorization server.
 func authEnv(t *target.Target, as *target.AuthServer) *steps.AuthServer {
 	e := as.Endpoints
 	env := &steps.AuthServer{URL: as.URL, Issuer: as.Issuer, Discovery: as.Discovery,
 		Endpoints: steps.Endpoints{Authorization: e.Authorization, Token: e.Token, Userinfo: e.Userinfo, JWKS: e.JWKS,
 			Introspection: e.Introspection, Revocation: e.Revocation, CheckToken: e.CheckToken},
-		RemembersConsent: t.Has("auth.remembered-consent"),
 	}
 	if p := as.ProvisioningAPI(); p != nil {
 		base := as.URL

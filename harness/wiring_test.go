@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/features"
@@ -19,7 +20,7 @@ func TestCapabilityTagsAndKnownCapabilitiesMatch(t *testing.T) {
 	used := map[string]bool{}
 	for _, s := range cat.Scenarios {
 		for _, name := range s.TagsWithPrefix(ServiceTag) {
-			if !contains(target.ServiceNames, name) {
+			if !slices.Contains(target.ServiceNames, name) {
 				t.Errorf("%s: @service-%s names no service of target.ServiceNames", s.ID(), name)
 			}
 		}

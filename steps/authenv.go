@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,9 +28,6 @@ type AuthServer struct {
 	// Provisioning is nil when the target has no administration API.
 	Provisioning *Provisioning
 	Pages        []PageRule
-	// RemembersConsent is true when the server does not ask a user again for a consent given once: scenarios
-	// that must see a consent page then need a fresh user.
-	RemembersConsent bool
 }
 
 // Endpoints of the authorization server, absolute URLs; Issuer is the iss of its tokens.
@@ -111,7 +109,7 @@ func resolveEndpoints(ctx context.Context, client *http.Client, as *AuthServer) 
 			Revocation: doc.RevocationEndpoint}
 	}
 	if found.CheckToken == "" {
-		found.CheckToken = strings.TrimSuffix(cmpOr(as.URL, found.Issuer), "/oauth/token") + "/check_token"
+		found.CheckToken = strings.TrimSuffix(cmp.Or(as.URL, found.Issuer), "/oauth/token") + "/check_token"
 	}
 	return overlay(found, as.Endpoints), nil
 }
@@ -125,18 +123,11 @@ func uaaEndpoints(base string) Endpoints {
 
 // overlay returns base with every non-empty endpoint of given in its place.
 func overlay(base, given Endpoints) Endpoints {
-	pick := func(b, g string) string { return cmpOr(g, b) }
+	pick := func(b, g string) string { return cmp.Or(g, b) }
 	return Endpoints{Issuer: pick(base.Issuer, given.Issuer), Authorization: pick(base.Authorization, given.Authorization),
 		Token: pick(base.Token, given.Token), Userinfo: pick(base.Userinfo, given.Userinfo), JWKS: pick(base.JWKS, given.JWKS),
 		Introspection: pick(base.Introspection, given.Introspection), Revocation: pick(base.Revocation, given.Revocation),
 		CheckToken: pick(base.CheckToken, given.CheckToken)}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 var errNoDocument = fmt.Errorf("no discovery document (404)")

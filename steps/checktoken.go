@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,7 @@ func (w *world) introspectionActive(scopes string) error {
 		return w.failf("scope is %s, want a space-separated string (RFC 7662 2.2)", mustJSON(obj["scope"]))
 	}
 	for _, s := range words(scopes) {
-		if !contains(words(scope), s) {
+		if !slices.Contains(words(scope), s) {
 			return w.failf("the introspected scope %q lacks %s", scope, s)
 		}
 	}

@@ -96,6 +96,9 @@ func (w *world) ensureUser(name string, member bool) error {
 		return err
 	}
 	if w.suite.provisioner == nil {
+		if name != w.vars["user"] && name != w.vars["outsider"] {
+			return fmt.Errorf("%s is none of the target's fixture users", name)
+		}
 		return nil
 	}
 	password := w.vars["password"]

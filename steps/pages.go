@@ -1,10 +1,12 @@
 package steps
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -187,7 +189,7 @@ func (p *page) newForm(f *html.Node) (*form, error) {
 			fm.fields.Set(name, attr(c, "value"))
 		case "checkbox", "radio":
 			if hasAttr(c, "checked") {
-				fm.fields.Add(name, cmpOr(attr(c, "value"), "on"))
+				fm.fields.Add(name, cmp.Or(attr(c, "value"), "on"))
 			}
 		}
 	}
@@ -282,8 +284,8 @@ func (c *consent) offers(scope string) bool {
 func (c *consent) approval() *form {
 	fm := c.form
 	for _, cb := range c.checkboxes {
-		name, value := attr(cb, "name"), cmpOr(attr(cb, "value"), "on")
-		if name != "" && !contains(fm.fields[name], value) {
+		name, value := attr(cb, "name"), cmp.Or(attr(cb, "value"), "on")
+		if name != "" && !slices.Contains(fm.fields[name], value) {
 			fm.fields.Add(name, value)
 		}
 	}
@@ -396,15 +398,6 @@ func attr(n *html.Node, key string) string {
 func hasAttr(n *html.Node, key string) bool {
 	for _, a := range n.Attr {
 		if a.Key == key {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

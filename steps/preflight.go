@@ -79,7 +79,7 @@ func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 		return err
 	}
 	s.endpoints = ep
-	if err := s.checkToken(ctx); err != nil {
+	if err := probeCheckToken(ctx, s.http, ep.CheckToken); err != nil {
 		s.missing[SurfaceCheckToken] = err.Error()
 	}
 	if as.Provisioning != nil {
@@ -101,10 +101,6 @@ func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 		}
 	}
 	return nil
-}
-
-func (s *Suite) checkToken(ctx context.Context) error {
-	return probeCheckToken(ctx, s.http, s.endpoints.CheckToken)
 }
 
 // MissingSurfaces are the surfaces the target lacks, each with the reason, as Preflight found them.

@@ -3,6 +3,7 @@ package target
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -238,7 +239,7 @@ func (p *Provisioning) validate(f string) []string {
 		return nil
 	}
 	var problems []string
-	if p.API != "" && !contains(ProvisioningAPIs, p.API) {
+	if p.API != "" && !slices.Contains(ProvisioningAPIs, p.API) {
 		problems = append(problems, fmt.Sprintf("%s.api: %q is not an administration API the harness knows; known: %s",
 			f, p.API, strings.Join(ProvisioningAPIs, ", ")))
 	}
@@ -280,13 +281,4 @@ func checkAbsoluteURL(field, raw string) string {
 		return fmt.Sprintf("%s: %q is not an absolute URL", field, raw)
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
