@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,16 +16,19 @@ import (
 
 func (w *world) registerCheckTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" checks the access token$`, func(client string) error {
-		return w.checkToken(client, "{access_token}", "", true)
+		return w.checkToken(tokenCheck{client: client, token: "{access_token}"})
 	})
 	sc.Step(`^"([^"]+)" checks the access token for the scopes "([^"]+)"$`, func(client, scopes string) error {
-		return w.checkToken(client, "{access_token}", scopes, true)
+		return w.checkToken(tokenCheck{client: client, token: "{access_token}", scopes: scopes})
 	})
 	sc.Step(`^"([^"]+)" checks the token "([^"]*)"$`, func(client, token string) error {
-		return w.checkToken(client, token, "", token != "")
+		return w.checkToken(tokenCheck{client: client, token: token})
+	})
+	sc.Step(`^"([^"]+)" checks the access token with the secret "([^"]+)"$`, func(client, secret string) error {
+		return w.checkToken(tokenCheck{client: client, secret: secret, token: "{access_token}"})
 	})
 	sc.Step(`^the access token is checked without credentials$`, func() error {
-		return w.checkToken("", "{access_token}", "", true)
+		return w.checkToken(tokenCheck{token: "{access_token}"})
 	})
 	sc.Step(`^the client revokes the access token$`, w.revokeAccessToken)
 	sc.Step(`^the authorization server reports the access token as no longer active to "([^"]+)"$`, w.tokenInactive)
@@ -35,23 +39,31 @@ func (w *world) registerCheckTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the token check answer has:$`, w.tokenCheckHas)
 }
 
-// checkToken posts a token to /check_token as a resource server does: HTTP Basic with the client's own
-// credentials (none when client is empty), the token as the form field "token" (left out when withToken is false).
-func (w *world) checkToken(client, token, scopes string, withToken bool) error {
-	client, token, err := w.expand2(client, token)
+// tokenCheck is one request to /check_token.
+type tokenCheck struct {
+	client string // HTTP Basic as this client; none when empty
+	secret string // the client's secret when not its own
+	token  string // the form field "token", left out when empty
+	scopes string // the form field "scopes", left out when empty
+}
+
+// checkToken posts a token to /check_token as a resource server does: HTTP Basic with the client's
+// credentials, the token as the form field "token".
+func (w *world) checkToken(c tokenCheck) error {
+	client, token, err := w.expand2(c.client, c.token)
 	if err != nil {
 		return err
 	}
 	form := url.Values{}
-	if withToken {
+	if token != "" {
 		form.Set("token", token)
 	}
-	if scopes != "" {
-		form.Set("scopes", scopes)
+	if c.scopes != "" {
+		form.Set("scopes", c.scopes)
 	}
 	var auth func(*http.Request)
 	if client != "" {
-		auth = basic(client, w.auth.secrets[client])
+		auth = basic(client, cmp.Or(c.secret, w.auth.secrets[client]))
 	}
 	u, err := w.endpoint("check_token", func(e Endpoints) string { return e.CheckToken })
 	if err != nil {
@@ -120,7 +132,7 @@ func (w *world) introspectionActive(scopes string) error {
 // check_token where the target has it (400 invalid_token), else introspection (active false).
 func (w *world) tokenInactive(client string) error {
 	if _, missing := w.suite.missing[SurfaceCheckToken]; !missing {
-		if err := w.checkToken(client, "{access_token}", "", true); err != nil {
+		if err := w.checkToken(tokenCheck{client: client, token: "{access_token}"}); err != nil {
 			return err
 		}
 		return w.answerIsError(http.StatusBadRequest, "invalid_token")

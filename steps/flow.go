@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -26,6 +27,8 @@ func (w *world) registerFlowSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the authorization server asks to authorize the scopes "([^"]+)"$`, w.asksConsent)
 	sc.Step(`^the user approves$`, func() error { return w.decide(true) })
 	sc.Step(`^the user denies$`, func() error { return w.decide(false) })
+	sc.Step(`^the user unticks every scope but "([^"]+)" and approves$`, w.approveOnly)
+	sc.Step(`^the browser has not been sent back to the client$`, w.notSentBack)
 	sc.Step(`^the browser is sent back to the redirect URI with a code and the same state$`, w.sentBackWithCode)
 	sc.Step(`^the browser is sent back to the redirect URI with the error "([^"]+)" and the same state$`, w.sentBackWithError)
 	sc.Step(`^the browser starts a new session$`, func() error { w.auth.browser = nil; return nil })
@@ -210,6 +213,44 @@ func (w *world) decide(approve bool) error {
 	}
 	w.last, err = w.auth.browser.submit(f)
 	return err
+}
+
+// approveOnly unticks the consent page's boxes for every scope but the ones named, then approves: the page
+// must offer a box per scope (the capability auth.scope-choice).
+func (w *world) approveOnly(keep string) error {
+	c, err := w.consentPage()
+	if err != nil {
+		return err
+	}
+	if len(c.checkboxes) == 0 {
+		return w.failf("the consent page has no scope checkboxes to untick")
+	}
+	f := c.approval()
+	kept := words(keep)
+	for _, cb := range c.checkboxes {
+		name, value := attr(cb, "name"), cmp.Or(attr(cb, "value"), "on")
+		if slices.ContainsFunc(kept, func(s string) bool { return strings.HasSuffix(value, s) || strings.HasSuffix(name, s) }) {
+			continue
+		}
+		f.fields[name] = slices.DeleteFunc(f.fields[name], func(v string) bool { return v == value })
+		if len(f.fields[name]) == 0 {
+			delete(f.fields, name)
+		}
+	}
+	w.last, err = w.auth.browser.submit(f)
+	return err
+}
+
+// notSentBack holds when no redirect has left the authorization server for the client (so no code was issued).
+func (w *world) notSentBack() error {
+	b, err := w.browserOf()
+	if err != nil {
+		return err
+	}
+	if b.redirect != nil {
+		return w.failf("the browser was sent back to the client: %s", b.redirect)
+	}
+	return nil
 }
 
 // handedBack returns the query of the redirect that left the authorization server for the client.

@@ -11,7 +11,9 @@ Feature: Authorization code flow, sign-in and consent
   {token_endpoint}, {issuer}); a UAA-shaped server without one has them at /oauth/authorize, /oauth/token,
   and its issuer is {auth_url}/oauth/token. Pages are found by their meaning: the sign-in form is the form
   with a password field; the consent page has an approve control (allow, authorize, continue...) and a deny
-  control (deny, cancel...).
+  control (deny, cancel...). The user approves or denies as a browser does: pressing the control sends the
+  consent form with the scope boxes as the page ticks them. A server that shows a box per scope (UAA's
+  scope.N checkboxes) grants only the scopes whose boxes are still ticked.
 
   Identities: {user} (password {password}) holds fortunes.read, {outsider} (password {outsider_password})
   does not; {client} is a confidential web client and {resource_client} a resource server's client. They are
@@ -41,6 +43,31 @@ Feature: Authorization code flow, sign-in and consent
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
     Then the ID token is signed with a key of the server's JWKS
     And the ID token names the issuer, the client "{client}", the user and the nonce of the request
+
+  @spec-3.1-unauthenticated @spec-2.1-user-password
+  Scenario Outline: A sign-in with <case> shows the sign-in page again and issues no code
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "<user>" signs in with the password "<password>"
+    Then the authorization server shows a sign-in page
+    And the browser has not been sent back to the client
+    When "{user}" signs in with the password "{password}"
+    Then the authorization server asks to authorize the scopes "openid fortunes.read"
+
+    Examples:
+      | case                 | user          | password       |
+      | a wrong password     | {user}        | not-{password} |
+      | an unknown user name | nobody-{user} | {password}     |
+
+  @spec-3.1-awaiting-consent @capability-auth.scope-choice @fresh-consent
+  Scenario: Scopes the user unticks on the consent page are not granted
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "{user}" signs in with the password "{password}"
+    And the user unticks every scope but "openid" and approves
+    Then the browser is sent back to the redirect URI with a code and the same state
+    When the client exchanges the code with its credentials as form fields
+    Then the answer is 200 with a JSON body
+    And the token response carries an access token with the scope "openid"
+    And the token response does not carry the scope "fortunes.read"
 
   @spec-3.1-awaiting-consent @capability-auth.remembered-consent
   Scenario: A second sign-in does not ask for consent again

@@ -89,3 +89,9 @@ Feature: Token check
     Then the answer is 401
     When "{client}" checks the access token
     Then the answer is 403
+
+  @spec-5.2 @spec-7-auth-server-errors
+  Scenario: The token check refuses a resource client with a wrong secret
+    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    When "{resource_client}" checks the access token with the secret "not-the-secret-of-{resource_client}"
+    Then the answer is 401

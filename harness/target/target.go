@@ -155,6 +155,7 @@ var Known = map[string]string{
 	"auth.userinfo-claims":          "userinfo names the user (user_name or preferred_username) and gives the e-mail address for a token with openid alone, as UAA does",
 	"auth.issuer-is-token-endpoint": "the issuer (discovery, and iss of every token) is the token endpoint's address, as UAA's is (spec 9.2)",
 	"auth.provisioning-errors":      "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API",
+	"auth.scope-choice":             "the consent page has a box per scope, and scopes whose boxes the user unticks are not granted",
 	"auth.remembered-consent":       "a user who approved a client once is not asked again",
 	"auth.redirect-uri-errors":      "an unregistered redirect_uri gets a 400 page and no redirect",
 	"auth.replay-revokes":           "replaying an authorization code revokes the tokens issued from it",
