@@ -225,3 +225,15 @@ func newProvisioner(p *Provisioning) (provisioner, error) {
 	}
 	return nil, fmt.Errorf("no provisioner for the administration API %q", p.API)
 }
+
+// expandAll expands the placeholders of every text, in order.
+func (w *world) expandAll(texts ...string) ([]string, error) {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		var err error
+		if out[i], err = w.expand(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

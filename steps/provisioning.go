@@ -14,6 +14,8 @@ import (
 func (w *world) registerProvisioningSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an admin token from the client credentials grant$`, w.adminToken)
 	sc.Step(`^the administrator creates the user "([^"]+)" with the password "([^"]+)"$`, w.createUser)
+	sc.Step(`^the administrator creates the user "([^"]+)" named "([^"]+)" "([^"]+)" with the e-mail address "([^"]+)" and the password "([^"]+)"$`, w.createNamedUser)
+	sc.Step(`^the created user is named "([^"]+)" "([^"]+)" with the e-mail address "([^"]+)"$`, w.createdUserIs)
 	sc.Step(`^the answer has a user id$`, w.answerHasUserID)
 	sc.Step(`^the user "([^"]+)" exists$`, w.userExists)
 	sc.Step(`^the administrator creates the group "([^"]+)" described as "([^"]+)"$`, w.createGroup)
@@ -80,6 +82,41 @@ func (w *world) createUser(name, password string) error {
 		return err
 	}
 	return w.sendAPI(http.MethodPost, "/Users", jsonBody(userRecord(name, password)), w.admin())
+}
+
+// createNamedUser creates a user with every field of spec 2.1 given by the step.
+func (w *world) createNamedUser(name, given, family, email, password string) error {
+	vals, err := w.expandAll(name, given, family, email, password)
+	if err != nil {
+		return err
+	}
+	rec := userRecord(vals[0], vals[4])
+	rec["name"] = map[string]string{"givenName": vals[1], "familyName": vals[2]}
+	rec["emails"] = []map[string]any{{"value": vals[3], "primary": true}}
+	return w.sendAPI(http.MethodPost, "/Users", jsonBody(rec), w.admin())
+}
+
+// createdUserIs checks the SCIM user of the answer: name.givenName, name.familyName and one of emails[].value.
+func (w *world) createdUserIs(given, family, email string) error {
+	vals, err := w.expandAll(given, family, email)
+	if err != nil {
+		return err
+	}
+	obj, err := w.jsonObject()
+	if err != nil {
+		return err
+	}
+	name, _ := obj["name"].(map[string]any)
+	if name["givenName"] != vals[0] || name["familyName"] != vals[1] {
+		return w.failf("the user's name is %s, want givenName %q and familyName %q", mustJSON(obj["name"]), vals[0], vals[1])
+	}
+	emails, _ := obj["emails"].([]any)
+	for _, e := range emails {
+		if m, _ := e.(map[string]any); m["value"] == vals[2] {
+			return nil
+		}
+	}
+	return w.failf("the user's emails are %s, want one with the value %q", mustJSON(obj["emails"]), vals[2])
 }
 
 func (w *world) answerHasUserID() error {

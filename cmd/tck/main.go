@@ -40,8 +40,8 @@ Usage:
 Commands:
   run           Run the features. Without --target, build the reference implementation from this checkout,
                 start its services on free ports, run against them and stop them again.
-  coverage      For every numbered section and table row of the spec, the scenarios that cite it; then the
-                sections no scenario covers yet.
+  coverage      For every numbered section and table row of the spec, the scenarios that cite it and assert
+                it; then the citations no outcome step backs, and the sections no scenario covers yet.
   validate      Check a target file and report every mistake with its field.
   capabilities  List the optional capabilities a target file may declare.
 
@@ -166,7 +166,7 @@ func runCoverage(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	verbose := fl.Bool("verbose", false, "list the covering scenarios under each section")
 	featuresDir := fl.String("features", "", "read features and sections.yaml from this folder instead of the built-in ones")
-	fl.Usage = usageOf(fl, "tck coverage [flags]", "Lists every numbered section and table row of the spec with the scenarios that cite it,\nthen the ones no scenario covers.")
+	fl.Usage = usageOf(fl, "tck coverage [flags]", "Lists every numbered section and table row of the spec with the scenarios that cite it (@spec-<id>)\nand assert it (an outcome step matches the section's asserts in sections.yaml), then the citations\nno outcome step backs, then the sections no scenario covers.")
 	if err := fl.Parse(args); err != nil {
 		return parseStatus(err)
 	}

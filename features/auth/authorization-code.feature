@@ -99,13 +99,13 @@ Feature: Authorization code flow, sign-in and consent
     Then the answer is 200 with a JSON body
     And the token response carries an access token with the scope "openid fortunes.read"
 
-  @spec-7-auth-server-errors
+  @spec-2.1-client-secret @spec-7-auth-server-errors
   Scenario: Wrong client credentials at the token endpoint get invalid_client
     When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
     And the client exchanges the code with the secret "wrong-secret" as form fields
     Then the answer is 401 with the error "invalid_client"
 
-  @spec-7-auth-server-errors @capability-auth.redirect-uri-errors
+  @spec-2.1-client-redirect_uri @spec-7-auth-server-errors @capability-auth.redirect-uri-errors
   Scenario: A redirect URI that is not registered gets an error page and no redirect
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read" and the redirect URI "https://attacker.invalid/cb"
     Then the answer is 400

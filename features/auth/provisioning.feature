@@ -1,4 +1,4 @@
-@profile-provisioning @spec-2.1 @spec-1.1
+@profile-provisioning @spec-2.1
 Feature: Provisioning users, groups and clients
   An administrator creates the records of spec 2.1 through the UAA-compatible API, with a token the admin
   client gets from the client credentials grant: users (POST /Users), the group that is the scope
@@ -13,11 +13,13 @@ Feature: Provisioning users, groups and clients
     Given an admin token from the client credentials grant
 
   @spec-2.1-user-username @spec-2.1-user-given_name @spec-2.1-user-family_name @spec-2.1-user-email @spec-2.1-user-password
-  Scenario: An administrator creates a user
-    When the administrator creates the user "{user}" with the password "{password}"
+  Scenario: An administrator creates a user, and the answer does not show the password
+    When the administrator creates the user "{user}" named "Ada" "Lovelace-{user}" with the e-mail address "ada.{user}@test.org" and the password "{password}"
     Then the answer is 201 with a JSON body
     And the field "userName" is "{user}"
+    And the created user is named "Ada" "Lovelace-{user}" with the e-mail address "ada.{user}@test.org"
     And the answer has a user id
+    And the answer has no field "password"
 
   @spec-2.1
   Scenario: A group is created, found by name, and gets a member
@@ -30,7 +32,7 @@ Feature: Provisioning users, groups and clients
     When the administrator adds "{user}" to the group "{group}"
     Then the answer is 201
 
-  @spec-2.1-client-client-id-name @spec-2.1-client-secret @spec-2.1-client-scope @spec-2.1-client-authorities @spec-2.1-client-authorized_grant_types @spec-2.1-client-redirect_uri
+  @spec-2.1-client-client-id-name @spec-2.1-client-secret @spec-2.1-client-scope @spec-2.1-client-authorities @spec-2.1-client-authorized_grant_types
   Scenario: An administrator registers a client, and reading it back does not show its secret
     When the administrator registers the client "{client}" with scope "openid fortunes.read", grants "authorization_code refresh_token" and authorities "fortunes.read authz.resource"
     Then the answer is 201

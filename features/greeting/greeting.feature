@@ -40,7 +40,7 @@ Feature: Greeting client
     Then the browser is back at the greeting client
     And the greeting page says what went wrong
 
-  @spec-3.1-code-issued @spec-7-auth-server-errors @fresh-consent
+  @spec-4.3-get-root @fresh-consent
   Scenario: A code that comes back with another state is refused
     When a browser opens the greeting client
     And "{user}" signs in with the password "{password}"

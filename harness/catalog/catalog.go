@@ -24,7 +24,12 @@ type Scenario struct {
 	Name    string
 	Line    int // line of the scenario, or of the example row for an outline
 	Tags    []string
-	key     string
+	// FeatureTags are the tags of the feature itself, which every scenario of it inherits.
+	FeatureTags []string
+	// Outcomes are the texts of the scenario's outcome steps (Then and the And/But that follow it), each with
+	// the cells of its table and the content of its doc string: what the scenario asserts.
+	Outcomes []string
+	key      string
 }
 
 // ID names a scenario uniquely and readably in reports: "config/server.feature:42 Name".
@@ -145,6 +150,10 @@ func (c *Catalog) addFile(fsys fs.FS, file string) error {
 		for _, t := range p.Tags {
 			s.Tags = append(s.Tags, t.Name)
 		}
+		for _, t := range doc.Feature.Tags {
+			s.FeatureTags = append(s.FeatureTags, t.Name)
+		}
+		s.Outcomes = outcomes(p)
 		s.Profile = area
 		if profiles := s.TagsWithPrefix(ProfileTag); len(profiles) > 0 {
 			s.Profile = profiles[0]
@@ -157,6 +166,29 @@ func (c *Catalog) addFile(fsys fs.FS, file string) error {
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return nil
+}
+
+// outcomes returns the text of each outcome step of a pickle, with its argument's text appended.
+func outcomes(p *messages.Pickle) []string {
+	var out []string
+	for _, st := range p.Steps {
+		if st.Type != messages.PickleStepType_OUTCOME {
+			continue
+		}
+		text := st.Text
+		if a := st.Argument; a != nil && a.DataTable != nil {
+			for _, row := range a.DataTable.Rows {
+				for _, cell := range row.Cells {
+					text += " | " + cell.Value
+				}
+			}
+		}
+		if a := st.Argument; a != nil && a.DocString != nil {
+			text += "\n" + a.DocString.Content
+		}
+		out = append(out, text)
+	}
+	return out
 }
 
 // nodeLines maps the ids of scenarios and example rows to their lines.

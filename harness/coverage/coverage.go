@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +25,23 @@ type Section struct {
 	Area     string `yaml:"area"`
 	Summary  string `yaml:"summary"`
 	NotShown bool   `yaml:"notShown"`
+	// Asserts are regular expressions (case-insensitive) over a scenario's outcome steps: a scenario that cites
+	// the section covers it only when one of its outcome steps matches one of them. Tags are claims; the
+	// outcome steps are what a scenario verifies.
+	Asserts []string `yaml:"asserts"`
+	asserts []*regexp.Regexp
+}
+
+// AssertedBy reports whether one of the outcome steps matches the section's assertions.
+func (s Section) AssertedBy(outcomes []string) bool {
+	for _, re := range s.asserts {
+		for _, o := range outcomes {
+			if re.MatchString(o) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // LoadSections reads the index of the spec from fsys.
@@ -37,23 +56,37 @@ func LoadSections(fsys fs.FS, name string) ([]Section, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	for i := range doc.Sections {
+		s := &doc.Sections[i]
+		for _, a := range s.Asserts {
+			re, err := regexp.Compile("(?i)" + a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: section %s: asserts %q: %w", name, s.ID, a, err)
+			}
+			s.asserts = append(s.asserts, re)
+		}
+	}
 	return doc.Sections, nil
 }
 
-// Coverage maps each section id to the scenarios citing it.
+// Coverage maps each section id to the scenarios that cite it and assert it.
 type Coverage struct {
 	Sections []Section
 	By       map[string][]catalog.Scenario
+	// Unearned lists the citations no outcome step backs: a scenario's own @spec tag it does not assert, or a
+	// feature's @spec tag that none of its scenarios asserts.
+	Unearned []string
 }
 
 // Compute relates sections and scenarios. A tag that names no section is an error, so a typo cannot make a
 // scenario count for nothing.
 func Compute(sections []Section, cat *catalog.Catalog) (*Coverage, error) {
 	c := &Coverage{Sections: sections, By: map[string][]catalog.Scenario{}}
-	known := map[string]bool{}
+	known := map[string]Section{}
 	for _, s := range sections {
-		known[s.ID] = true
+		known[s.ID] = s
 	}
+	featureEarned := map[string]bool{} // feature URI + tag -> some scenario asserts it
 	var unknown []string
 	for _, sc := range cat.Scenarios {
 		ids := sc.TagsWithPrefix(SpecTag)
@@ -61,13 +94,33 @@ func Compute(sections []Section, cat *catalog.Catalog) (*Coverage, error) {
 			unknown = append(unknown, fmt.Sprintf("%s: no @spec-<id> tag", sc.ID()))
 		}
 		for _, id := range ids {
-			if !known[id] {
+			sec, ok := known[id]
+			if !ok {
 				unknown = append(unknown, fmt.Sprintf("%s: @spec-%s names no section of features/sections.yaml", sc.ID(), id))
 				continue
 			}
-			c.By[id] = append(c.By[id], sc)
+			fromFeature := slices.Contains(sc.FeatureTags, SpecTag+id)
+			if _, seen := featureEarned[sc.URI+" "+id]; fromFeature && !seen {
+				featureEarned[sc.URI+" "+id] = false
+			}
+			switch {
+			case sec.AssertedBy(sc.Outcomes):
+				c.By[id] = append(c.By[id], sc)
+				if fromFeature {
+					featureEarned[sc.URI+" "+id] = true
+				}
+			case !fromFeature:
+				c.Unearned = append(c.Unearned, fmt.Sprintf("%s: @spec-%s: no outcome step asserts it", sc.ID(), id))
+			}
 		}
 	}
+	for key, earned := range featureEarned {
+		if !earned {
+			uri, id, _ := strings.Cut(key, " ")
+			c.Unearned = append(c.Unearned, fmt.Sprintf("%s: the feature's @spec-%s: no scenario of it asserts it", uri, id))
+		}
+	}
+	sort.Strings(c.Unearned)
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return nil, fmt.Errorf("scenarios with bad spec tags:\n  %s", strings.Join(unknown, "\n  "))
@@ -75,7 +128,7 @@ func Compute(sections []Section, cat *catalog.Catalog) (*Coverage, error) {
 	return c, nil
 }
 
-// Uncovered returns the sections no scenario cites.
+// Uncovered returns the sections no scenario both cites and asserts.
 func (c *Coverage) Uncovered() []Section {
 	var out []Section
 	for _, s := range c.Sections {
@@ -100,6 +153,12 @@ func (c *Coverage) Print(w io.Writer, verbose bool) {
 			for _, sc := range scs {
 				fmt.Fprintf(w, "       %s\n", sc.ID())
 			}
+		}
+	}
+	if len(c.Unearned) > 0 {
+		fmt.Fprintf(w, "\n%d citations claim what no outcome step asserts (features/sections.yaml, asserts):\n", len(c.Unearned))
+		for _, u := range c.Unearned {
+			fmt.Fprintf(w, "  %s\n", u)
 		}
 	}
 	un := c.Uncovered()
