@@ -15,11 +15,11 @@ Feature: Authorization code flow, sign-in and consent
   consent form with the scope boxes as the page ticks them. A server that shows a box per scope (UAA's
   scope.N checkboxes) grants only the scopes whose boxes are still ticked.
 
-  Identities: {user} (password {password}) holds fortunes.read, {outsider} (password {outsider_password})
-  does not; {client} is a confidential web client and {resource_client} a resource server's client. They are
-  made fresh for every scenario through an administration API, or they are the target's fixtures. {nonce}
-  is the nonce of the last authorization request, {access_token} and {user_id} come from the last token
-  response.
+  Identities: {user} (password {password}, e-mail address {user_email}) holds fortunes.read, {outsider}
+  (password {outsider_password}) does not; {client} is a confidential web client and {resource_client} a
+  resource server's client. They are made fresh for every scenario through an administration API, or they are
+  the target's fixtures. {nonce} is the nonce of the last authorization request, {access_token} and {user_id}
+  come from the last token response.
 
   Background:
     Given a user "{user}" who holds fortunes.read

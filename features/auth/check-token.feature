@@ -8,10 +8,11 @@ Feature: Token check
   check_token is UAA's; standard servers offer token introspection (RFC 7662) instead. A target without it
   fails this profile with that one reason, and the other profiles still run.
 
-  Identities: {user} (e-mail address {user_email}) holds fortunes.read, {client} is a web client, {resource_client} holds authz.resource,
-  {short_client} is a web client whose access tokens live seconds. {issuer} is the discovered issuer,
-  {nonce} the nonce of the last authorization request, {access_token}, {refresh_token} and {user_id} come
-  from the last token response (the user id from the administration API, the fixture, or the ID token).
+  Identities: {user} (e-mail address {user_email}) holds fortunes.read, {client} is a web client,
+  {resource_client} holds authz.resource, {short_client} is a web client whose access tokens live seconds.
+  {issuer} is the discovered issuer, {nonce} the nonce of the last authorization request, {access_token},
+  {refresh_token} and {user_id} come from the last token response (the user id from the administration API, the
+  fixture, or the ID token).
 
   Background:
     Given a user "{user}" who holds fortunes.read
