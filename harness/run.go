@@ -338,7 +338,7 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 				fmt.Fprintln(w, title)
 				first = false
 			}
-			fmt.Fprintf(w, "  %s\n", s.ID())
+			fmt.Fprintf(w, "  %s (%s)\n", s.ID(), s.Location())
 			if withMessage {
 				fmt.Fprintf(w, "      %s\n", res.Messages[s.ID()])
 			}

@@ -10,6 +10,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
@@ -32,8 +33,29 @@ type Scenario struct {
 	key      string
 }
 
-// ID names a scenario uniquely and readably in reports: "config/server.feature:42 Name".
-func (s Scenario) ID() string { return fmt.Sprintf("%s:%d %s", s.URI, s.Line, s.Name) }
+// ID names a scenario in reports, stably: the feature file without its extension and the scenario's name as a
+// slug ("config/server/a-label-that-does-not-exist-gets-404"). Editing a feature moves lines, not IDs; only
+// renaming a scenario renames it. Load refuses two scenarios with one ID, so the rows of an outline must be
+// told apart by their names (a <placeholder> in the name).
+func (s Scenario) ID() string { return strings.TrimSuffix(s.URI, ".feature") + "/" + slug(s.Name) }
+
+// Location is where the scenario is written: "config/server.feature:42".
+func (s Scenario) Location() string { return fmt.Sprintf("%s:%d", s.URI, s.Line) }
+
+// slug lowercases a name and joins its words with hyphens: letters, digits and the characters ._%() are kept
+// (outline rows often differ only in those: "/{app}/default/.." and "/..(_){app}/default"), the rest separates.
+func slug(name string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._%()", r)
+	}) {
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
 
 // HasTag reports whether the scenario (or its feature) carries the tag, written with its @.
 func (s Scenario) HasTag(tag string) bool {
@@ -63,6 +85,7 @@ const ProfileTag = "@profile-"
 type Catalog struct {
 	Scenarios []Scenario
 	byKey     map[string]int
+	byID      map[string]int
 }
 
 // Key identifies a pickle by what godog hands to hooks, so that run results can be matched to the catalog.
@@ -117,7 +140,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		return nil, err
 	}
 	sort.Strings(files)
-	c := &Catalog{byKey: map[string]int{}}
+	c := &Catalog{byKey: map[string]int{}, byID: map[string]int{}}
 	for _, f := range files {
 		if err := c.addFile(fsys, f); err != nil {
 			return nil, err
@@ -160,8 +183,13 @@ func (c *Catalog) addFile(fsys fs.FS, file string) error {
 		}
 		if prev, dup := c.byKey[s.key]; dup {
 			return fmt.Errorf("%s: scenario %q cannot be told apart from line %d; give it another name",
-				s.ID(), s.Name, c.Scenarios[prev].Line)
+				s.Location(), s.Name, c.Scenarios[prev].Line)
 		}
+		if prev, dup := c.byID[s.ID()]; dup {
+			return fmt.Errorf("%s: scenario %q has the ID %s of line %d; give it another name (an outline's rows "+
+				"need a <placeholder> in the name)", s.Location(), s.Name, s.ID(), c.Scenarios[prev].Line)
+		}
+		c.byID[s.ID()] = len(c.Scenarios)
 		c.byKey[s.key] = len(c.Scenarios)
 		c.Scenarios = append(c.Scenarios, s)
 	}

@@ -44,8 +44,11 @@ func TestOutlineRowsAreScenariosWithTheirOwnLine(t *testing.T) {
 	if len(cat.Scenarios) != 2 || cat.Scenarios[0].Line != 7 || cat.Scenarios[1].Line != 8 {
 		t.Fatalf("scenarios %+v", cat.Scenarios)
 	}
-	if got := cat.Scenarios[1].ID(); got != "config/a.feature:8 thing 2" {
+	if got := cat.Scenarios[1].ID(); got != "config/a/thing-2" {
 		t.Errorf("ID = %q", got)
+	}
+	if got := cat.Scenarios[1].Location(); got != "config/a.feature:8" {
+		t.Errorf("Location = %q", got)
 	}
 	if !cat.Scenarios[0].HasTag("@spec-1") {
 		t.Error("tag lost")

@@ -91,12 +91,12 @@ func Compute(sections []Section, cat *catalog.Catalog) (*Coverage, error) {
 	for _, sc := range cat.Scenarios {
 		ids := sc.TagsWithPrefix(SpecTag)
 		if len(ids) == 0 {
-			unknown = append(unknown, fmt.Sprintf("%s: no @spec-<id> tag", sc.ID()))
+			unknown = append(unknown, fmt.Sprintf("%s %q: no @spec-<id> tag", sc.Location(), sc.Name))
 		}
 		for _, id := range ids {
 			sec, ok := known[id]
 			if !ok {
-				unknown = append(unknown, fmt.Sprintf("%s: @spec-%s names no section of features/sections.yaml", sc.ID(), id))
+				unknown = append(unknown, fmt.Sprintf("%s %q: @spec-%s names no section of features/sections.yaml", sc.Location(), sc.Name, id))
 				continue
 			}
 			fromFeature := slices.Contains(sc.FeatureTags, SpecTag+id)
@@ -110,7 +110,7 @@ func Compute(sections []Section, cat *catalog.Catalog) (*Coverage, error) {
 					featureEarned[sc.URI+" "+id] = true
 				}
 			case !fromFeature:
-				c.Unearned = append(c.Unearned, fmt.Sprintf("%s: @spec-%s: no outcome step asserts it", sc.ID(), id))
+				c.Unearned = append(c.Unearned, fmt.Sprintf("%s %q: @spec-%s: no outcome step asserts it", sc.Location(), sc.Name, id))
 			}
 		}
 	}
@@ -151,7 +151,7 @@ func (c *Coverage) Print(w io.Writer, verbose bool) {
 		fmt.Fprintf(w, "%s %-34s %-8s %2d  %s%s\n", mark, s.ID, s.Area, len(scs), s.Summary, notShown(s))
 		if verbose {
 			for _, sc := range scs {
-				fmt.Fprintf(w, "       %s\n", sc.ID())
+				fmt.Fprintf(w, "       %s (%s)\n", sc.ID(), sc.Location())
 			}
 		}
 	}

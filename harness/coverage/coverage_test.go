@@ -46,7 +46,7 @@ func TestAnUnknownOrMissingSpecTagIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Compute([]Section{{ID: "1.1", Area: "config", Summary: "s"}}, cat)
-	if err == nil || !strings.Contains(err.Error(), "@spec-9.9 names no section") || !strings.Contains(err.Error(), "untagged: no @spec-<id> tag") {
+	if err == nil || !strings.Contains(err.Error(), "@spec-9.9 names no section") || !strings.Contains(err.Error(), `"untagged": no @spec-<id> tag`) {
 		t.Fatalf("error = %v", err)
 	}
 }
@@ -65,7 +65,7 @@ sections:
 	var b strings.Builder
 	cov.Print(&b, true)
 	out := b.String()
-	for _, want := range []string{"config/a.feature:3 one", "-- 1.2", "not shown", "1 of 2 sections and rows covered; 1 uncovered", "  1.2 (config)"} {
+	for _, want := range []string{"config/a/one (config/a.feature:3)", "-- 1.2", "not shown", "1 of 2 sections and rows covered; 1 uncovered", "  1.2 (config)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -107,7 +107,7 @@ sections:
 	if got := names(cov.By["8.1"]); got != "table" {
 		t.Errorf("8.1 covered by %q, want the scenario whose table asserts it", got)
 	}
-	want := "gateway/a.feature:8 only mentioned: @spec-8.3: no outcome step asserts it"
+	want := `gateway/a.feature:8 "only mentioned": @spec-8.3: no outcome step asserts it`
 	if len(cov.Unearned) != 1 || cov.Unearned[0] != want {
 		t.Errorf("unearned = %q, want [%q] (the feature's tag is earned by one of its scenarios)", cov.Unearned, want)
 	}

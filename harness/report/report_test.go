@@ -51,7 +51,7 @@ func TestBuildCountsCoreAndExtendedApart(t *testing.T) {
 	if p.Core.Result != "failure" || p.Core.Statistics != (Statistics{Passed: 1, Failed: 1}) {
 		t.Errorf("core = %+v", p.Core)
 	}
-	if len(p.Core.FailedTests) != 1 || !strings.Contains(p.Core.FailedTests[0], "core two") {
+	if len(p.Core.FailedTests) != 1 || p.Core.FailedTests[0] != "config/f/core-two" {
 		t.Errorf("failed tests = %v", p.Core.FailedTests)
 	}
 	if p.Extended == nil || p.Extended.Result.Result != "success" || p.Extended.Statistics.Passed != 1 {
