@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // apiError is the JSON error body of UAA and RFC 6749:
@@ -18,15 +20,13 @@ type apiError struct {
 	Scope       string `json:"scope,omitempty"` // insufficient_scope: the scope needed
 }
 
+// writeJSON answers v as UAA does: application/json;charset=UTF-8.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := httpx.EncodeJSON(v)
 	if err != nil { // only our own types are written; this is a bug
-		http.Error(w, `{"error":"server_error"}`, http.StatusInternalServerError)
-		return
+		status, body = http.StatusInternalServerError, []byte(`{"error":"server_error"}`+"\n")
 	}
-	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	httpx.WriteBody(w, status, "application/json;charset=UTF-8", body)
 }
 
 func writeError(w http.ResponseWriter, status int, code, description string) {
@@ -102,17 +102,3 @@ func jsonKind(goKind string) string {
 	}
 	return "a " + goKind
 }
-
-// statusRecorder remembers the status for the request log.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

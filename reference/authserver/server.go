@@ -13,9 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // Defaults used when Options leaves a field empty.
@@ -146,12 +148,11 @@ func (s *Server) Issuer() string { return s.issuer }
 
 // ServeHTTP bounds the request body, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	if limitBody(rec, r) {
-		s.mux.ServeHTTP(rec, r)
-	}
-	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+	httpx.Logged(s.log, w, r, func(w http.ResponseWriter, r *http.Request) {
+		if limitBody(w, r) {
+			s.mux.ServeHTTP(w, r)
+		}
+	})
 }
 
 func (s *Server) routes() *http.ServeMux {

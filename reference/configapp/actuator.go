@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // masked replaces the values of sensitive keys in /env.
@@ -52,7 +54,7 @@ func (a *App) serveEnv(w http.ResponseWriter, _ *http.Request, s *snapshot) {
 		appendMasked(&buf, &src.Source)
 	}
 	buf.WriteString("}\n")
-	writeBody(w, http.StatusOK, "application/json", buf.Bytes())
+	httpx.WriteBody(w, http.StatusOK, "application/json", buf.Bytes())
 }
 
 func appendMasked(buf *bytes.Buffer, p *props) {

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 	"github.com/fortune-tck/fortune-tck/reference/internal/negotiate"
 )
 
@@ -74,5 +75,5 @@ func render(w http.ResponseWriter, r *http.Request, status int, page string, mod
 		writeError(w, r, http.StatusInternalServerError, "cannot render page "+page)
 		return
 	}
-	writeBody(w, status, "text/html; charset=utf-8", buf.Bytes())
+	httpx.WriteBody(w, status, "text/html; charset=utf-8", buf.Bytes())
 }

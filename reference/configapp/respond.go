@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // errorBody is Spring Boot 1.x's error JSON (timestamp in epoch ms).
@@ -36,7 +37,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.WriteString(`{"status":500,"error":"Internal Server Error","message":"cannot encode the response"}`)
 	}
 	buf.WriteByte('\n')
-	writeBody(w, status, "application/json", buf.Bytes())
+	httpx.WriteBody(w, status, "application/json", buf.Bytes())
 }
 
 func appendJSON(buf *bytes.Buffer, v any) error {
@@ -47,12 +48,4 @@ func appendJSON(buf *bytes.Buffer, v any) error {
 	}
 	buf.Truncate(buf.Len() - 1) // Encode adds a newline
 	return nil
-}
-
-func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // BenchmarkEnvironment compares the cost of answering GET /{app}/{profile}
@@ -21,7 +23,7 @@ func BenchmarkEnvironment(b *testing.B) {
 
 	b.Run("Baseline", func(b *testing.B) {
 		fixed := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			writeBody(w, http.StatusOK, "application/json", body)
+			httpx.WriteBody(w, http.StatusOK, "application/json", body)
 		})
 		benchGet(b, fixed, path, nil)
 	})

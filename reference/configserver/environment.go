@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
 
 // environment is the JSON a Spring Cloud Config client expects.
@@ -31,12 +33,12 @@ func (s *Server) environment(ctx context.Context, q query) (*environment, error)
 		return nil, err
 	}
 	key := environmentKey{commit: commit, app: q.app, profiles: strings.Join(q.profiles, ",")}
-	sources, ok := s.environments.get(key)
+	sources, ok := s.environments.Get(key, lru.Never)
 	if !ok {
 		if sources, err = s.loadSources(key); err != nil {
 			return nil, err
 		}
-		s.environments.put(key, sources)
+		s.environments.Add(key, sources, lru.Never)
 	}
 	return &environment{
 		Name:            q.app,
@@ -70,7 +72,7 @@ func (s *Server) loadSources(key environmentKey) ([]propertySource, error) {
 // parse reads and flattens a file, caching the outcome (errors included) by
 // blob hash: an unchanged file is never parsed twice.
 func (s *Server) parse(f treeFile) (*props, error) {
-	cached, ok := s.files.get(f.hash)
+	cached, ok := s.files.Get(f.hash, lru.Never)
 	if !ok {
 		data, err := s.mirror.blob(f.hash)
 		if err != nil {
@@ -78,7 +80,7 @@ func (s *Server) parse(f treeFile) (*props, error) {
 		}
 		s.parses.Add(1)
 		cached.props, cached.err = parseYAML(data)
-		s.files.put(f.hash, cached)
+		s.files.Add(f.hash, cached, lru.Never)
 	}
 	if cached.err != nil {
 		return nil, &fileError{name: f.name, err: cached.err}

@@ -1,12 +1,10 @@
 package configserver
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // query is a parsed, validated configuration request.
@@ -27,10 +25,7 @@ var docFormats = []struct{ ext, contentType string }{
 // ServeHTTP routes over the escaped path by hand: http.ServeMux would clean
 // ".." and %2F away or redirect, where this server must answer 400.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.serve(rec, r)
-	s.log.Debug("request", "method", r.Method, "path", r.URL.EscapedPath(), "status", rec.status, "duration", time.Since(start))
+	httpx.Logged(s.log, w, r, s.serve)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -146,7 +141,7 @@ func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request, q query, 
 	if err != nil {
 		return err
 	}
-	writeBody(w, http.StatusOK, contentType(ext), body)
+	httpx.WriteBody(w, http.StatusOK, contentType(ext), body)
 	return nil
 }
 
@@ -160,31 +155,10 @@ func contentType(ext string) string {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"status":500,"error":"Internal Server Error","message":"cannot encode the response"}` + "\n")
+	body, err := httpx.EncodeJSON(v)
+	if err != nil {
+		status, body = http.StatusInternalServerError,
+			[]byte(`{"status":500,"error":"Internal Server Error","message":"cannot encode the response"}`+"\n")
 	}
-	writeBody(w, status, "application/json", buf.Bytes())
-}
-
-func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(status int) {
-	r.status = status
-	r.ResponseWriter.WriteHeader(status)
+	httpx.WriteBody(w, status, "application/json", body)
 }

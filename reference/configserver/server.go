@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
 
 // Defaults used when Options leaves a field empty.
@@ -61,8 +63,8 @@ type Server struct {
 	mirror       *mirror
 	tempDir      string
 
-	environments *lru[environmentKey, []propertySource]
-	files        *lru[plumbing.Hash, parsedFile]
+	environments *lru.Cache[environmentKey, []propertySource]
+	files        *lru.Cache[plumbing.Hash, parsedFile]
 	parses       atomic.Int64 // YAML files parsed; tests read it to prove caching
 }
 
@@ -93,8 +95,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		log:          orDiscard(opts.Logger),
 		defaultLabel: cmp.Or(opts.DefaultLabel, DefaultLabel),
 		sourcePrefix: strings.TrimSuffix(redact(opts.URI), "/") + "/",
-		environments: newLRU[environmentKey, []propertySource](environmentCacheSize),
-		files:        newLRU[plumbing.Hash, parsedFile](fileCacheSize),
+		environments: lru.New[environmentKey, []propertySource](environmentCacheSize),
+		files:        lru.New[plumbing.Hash, parsedFile](fileCacheSize),
 	}
 	if s.mirror, err = s.openMirror(opts, remote); err != nil {
 		s.Close()
@@ -178,12 +180,4 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
-}
-
-func cmpOr[T comparable](v, fallback T) T {
-	var zero T
-	if v == zero {
-		return fallback
-	}
-	return v
 }

@@ -1,10 +1,10 @@
 package fortune
 
 import (
-	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // refusal is an RFC 6750 error answer: the token is missing, malformed,
@@ -93,11 +93,7 @@ func quotable(s string) string {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, _ := json.Marshal(v) // only errorBody is written: it always encodes
-	h := w.Header()
-	h.Set("Content-Type", "application/json;charset=UTF-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	body, _ := httpx.EncodeJSON(v) // only errorBody is written: it always encodes
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteBody(w, status, "application/json;charset=UTF-8", body)
 }

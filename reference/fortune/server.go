@@ -7,8 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // Server is the fortune service; it is an http.Handler.
@@ -86,10 +87,7 @@ func (s *Server) Discover(ctx context.Context) error {
 // ServeHTTP answers a fortune to an authorized GET or HEAD, and logs the
 // request at debug level.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.serve(rec, r)
-	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+	httpx.Logged(s.log, w, r, s.serve)
 }
 
 // serve checks the token before the method, so that an anonymous caller
@@ -145,25 +143,6 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeFortune(w http.ResponseWriter, fortune string) {
-	body := fortune + "\n"
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte(body))
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte(fortune+"\n"))
 }
-
-// statusRecorder remembers the status for the request log.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

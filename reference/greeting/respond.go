@@ -1,19 +1,16 @@
 package greeting
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // writeJSON writes v without HTML escaping.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // only the page types are written: they always encode
-	writeBody(w, status, "application/json", buf.Bytes())
+	body, _ := httpx.EncodeJSON(v) // only the page types are written: they always encode
+	writeBody(w, status, "application/json", body)
 }
 
 // writeBody writes a page. Pages are personal (a user's name and fortune)

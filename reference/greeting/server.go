@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 	"github.com/fortune-tck/fortune-tck/reference/internal/oidcdisco"
 )
 
@@ -84,10 +85,7 @@ func (s *Server) RedirectURI() string { return s.redirectURI }
 // ServeHTTP routes by hand: two paths, each with its methods (405 with
 // Allow otherwise), and a page for any other path (404).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.route(rec, r)
-	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+	httpx.Logged(s.log, w, r, s.route)
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
@@ -113,17 +111,3 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, allow 
 	w.Header().Set("Allow", allow)
 	s.renderError(w, r, http.StatusMethodNotAllowed, nil, "Method not allowed", r.Method+" is not supported here.")
 }
-
-// statusRecorder remembers the status for the request log.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

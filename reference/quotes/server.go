@@ -1,14 +1,14 @@
 package quotes
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // Server serves the quotes; it is an http.Handler.
@@ -89,13 +89,6 @@ func writeError(w http.ResponseWriter, status int, message string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the values written here always encode
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	body, _ := httpx.EncodeJSON(v) // the values written here always encode
+	httpx.WriteBody(w, status, "application/json", body)
 }

@@ -1,7 +1,8 @@
-// Package lru is a small least-recently-used cache whose entries also
-// expire. The fortune service keeps check_token answers in it and the
-// greeting client its sessions: both must stay bounded in memory whatever
-// callers send, and neither may serve an entry past its deadline.
+// Package lru is a small least-recently-used cache whose entries may also
+// expire. The fortune service keeps check_token answers in it, the greeting
+// client its sessions, the configuration server its parsed files and
+// environments: all must stay bounded in memory whatever callers send, and
+// none may serve an entry past its deadline.
 package lru
 
 import (
@@ -26,6 +27,9 @@ type entry[K comparable, V any] struct {
 	expires time.Time
 }
 
+// Never is the expiry of an entry that only eviction removes.
+var Never time.Time
+
 // New returns a cache of at most limit entries (at least one).
 func New[K comparable, V any](limit int) *Cache[K, V] {
 	return &Cache[K, V]{limit: max(limit, 1), order: list.New(), items: make(map[K]*list.Element)}
@@ -42,7 +46,7 @@ func (c *Cache[K, V]) Get(key K, now time.Time) (V, bool) {
 		return zero, false
 	}
 	e := el.Value.(*entry[K, V])
-	if !now.Before(e.expires) {
+	if !e.expires.IsZero() && !now.Before(e.expires) {
 		c.remove(el)
 		return zero, false
 	}
@@ -72,7 +76,9 @@ func (c *Cache[K, V]) Touch(key K, now, expires time.Time) (V, bool) {
 }
 
 // Add stores value under key until expires, replacing any earlier value,
-// and drops the least recently used entry when the cache is full.
+// and drops the least recently used entry when the cache is full. Never
+// (the zero time) keeps an entry until it is the least recently used: for
+// values named by their content, such as a git object by its hash.
 func (c *Cache[K, V]) Add(key K, value V, expires time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -106,3 +106,18 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("len %d over the bound", c.Len())
 	}
 }
+
+// An entry added to last Never is kept at any time, until it is the least recently used of a full cache.
+func TestAnEntryThatNeverExpiresLeavesOnlyByEviction(t *testing.T) {
+	c := New[int, string](2)
+	c.Add(1, "a", Never)
+	c.Add(2, "b", Never)
+	far := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	if v, ok := c.Get(1, far); !ok || v != "a" { // 2 is now the least recently used
+		t.Fatalf("Get(1) = %q, %v", v, ok)
+	}
+	c.Add(3, "c", Never)
+	if _, ok := c.Get(2, far); ok || c.Len() != 2 {
+		t.Fatalf("len %d, the least recently used entry still present: %v", c.Len(), ok)
+	}
+}
