@@ -41,7 +41,7 @@ func TestConformanceOfTheReference(t *testing.T) {
 		}
 	}
 	for _, p := range res.Report.Profiles {
-		if p.Core.Result != "success" || (p.Extended != nil && p.Extended.Result.Result != "success") {
+		if p.Core.Result != report.Success || (p.Extended != nil && p.Extended.Result.Result != report.Success) {
 			t.Errorf("profile %s: %+v", p.Name, p)
 		}
 	}
@@ -106,7 +106,7 @@ func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	if p.Extended == nil || len(p.Extended.UnsupportedFeatures) != configCaps {
 		t.Errorf("unsupported features: %+v", p.Extended)
 	}
-	if p.Core.Result != "partial" || p.Core.Statistics.Skipped == 0 {
+	if p.Core.Result != report.Partial || p.Core.Statistics.Skipped == 0 {
 		t.Errorf("scenarios left out by --tags must count as skipped: %+v", p.Core)
 	}
 	if len(p.UntestedServices) != 1 || p.UntestedServices[0] != "configApp" {

@@ -81,12 +81,12 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 		t.Fatalf("exit %d, want %d (check_token is missing)\n%s", code, exitFailed, errOut)
 	}
 	rep := readReport(t, filepath.Join(dir, "conformance-report.yaml"))
-	want := map[string]struct{ core, extended string }{
-		"oauth":        {"success", "success"},
-		"check-token":  {"failure", "blocked"},
-		"provisioning": {"notSupported", "notSupported"},
-		"fortune":      {"success", "success"},
-		"greeting":     {"success", "success"},
+	want := map[string]struct{ core, extended report.Verdict }{
+		"oauth":        {report.Success, report.Success},
+		"check-token":  {report.Failure, report.BlockedVerdict},
+		"provisioning": {report.NotSupported, report.NotSupported},
+		"fortune":      {report.Success, report.Success},
+		"greeting":     {report.Success, report.Success},
 	}
 	for _, p := range rep.Profiles {
 		w, ok := want[p.Name]
@@ -95,7 +95,7 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 			continue
 		}
 		delete(want, p.Name)
-		ext := ""
+		var ext report.Verdict
 		if p.Extended != nil {
 			ext = p.Extended.Result.Result
 		}

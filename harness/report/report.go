@@ -135,9 +135,25 @@ type Profile struct {
 	UntestedServices []string `yaml:"untestedServices,omitempty"`
 }
 
+// Verdict is the result of a profile's core or extended scenarios, as the Gateway API's conformance reports
+// spell it.
+type Verdict string
+
+// The verdicts.
+const (
+	Success Verdict = "success"
+	// Partial: nothing failed or was blocked, but some scenarios were skipped, or none ran.
+	Partial Verdict = "partial"
+	// BlockedVerdict: nothing failed, but preconditions failed before some scenarios reached their behaviour.
+	BlockedVerdict Verdict = "blocked"
+	Failure        Verdict = "failure"
+	// NotSupported: the target declares none of what the scenarios need.
+	NotSupported Verdict = "notSupported"
+)
+
 // Result sums up a set of scenarios.
 type Result struct {
-	Result       string        `yaml:"result"`
+	Result       Verdict       `yaml:"result"`
 	Statistics   Statistics    `yaml:"statistics"`
 	FailedTests  []string      `yaml:"failedTests,omitempty"`
 	BlockedTests []BlockedTest `yaml:"blockedTests,omitempty"`
@@ -179,7 +195,7 @@ func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalo
 		p := buildProfile(name, cat, res)
 		if r := reasons[name]; r != "" {
 			p.Reason = r
-			p.Core.Result = "failure"
+			p.Core.Result = Failure
 		}
 		rep.Profiles = append(rep.Profiles, p)
 	}
@@ -219,14 +235,14 @@ func buildProfile(profile string, cat *catalog.Catalog, res *Results) Profile {
 	}
 	core.Result = verdict(core.Statistics)
 	if core.Statistics == (Statistics{}) && coreUnsupported > 0 {
-		core.Result = "notSupported" // the whole profile is optional, and the target does not declare it
+		core.Result = NotSupported // the whole profile is optional, and the target does not declare it
 	}
 	p := Profile{Name: profile, Core: core, UntestedServices: sortedKeys(untested)}
 	p.Summary = summary(core.Statistics, ext.Statistics, len(unsupported))
 	if ext.Statistics != (Statistics{}) || len(unsupported) > 0 {
 		ext.Result = verdict(ext.Statistics)
 		if ext.Statistics == (Statistics{}) {
-			ext.Result = "notSupported" // nothing ran: that is not a partial result
+			ext.Result = NotSupported // nothing ran: that is not a partial result
 		}
 		for c := range unsupported {
 			delete(supported, c)
@@ -254,16 +270,16 @@ func (r *Result) add(s catalog.Scenario, o Outcome, message string) {
 
 // verdict follows the Gateway API: any failure fails; skips make a pass partial. Blocked scenarios, with no
 // failure, make the result "blocked": nothing failed, but not everything could be verified.
-func verdict(st Statistics) string {
+func verdict(st Statistics) Verdict {
 	switch {
 	case st.Failed > 0:
-		return "failure"
+		return Failure
 	case st.Blocked > 0:
-		return "blocked"
+		return BlockedVerdict
 	case st.Skipped > 0 || st.Passed == 0:
-		return "partial"
+		return Partial
 	}
-	return "success"
+	return Success
 }
 
 func summary(core, ext Statistics, unsupported int) string {

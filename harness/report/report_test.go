@@ -66,7 +66,7 @@ func TestBuildCountsCoreAndExtendedApart(t *testing.T) {
 }
 
 func TestVerdicts(t *testing.T) {
-	for st, want := range map[Statistics]string{
+	for st, want := range map[Statistics]Verdict{
 		{Passed: 3}:             "success",
 		{Passed: 3, Skipped: 1}: "partial",
 		{}:                      "partial",
