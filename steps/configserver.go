@@ -17,7 +17,8 @@ func (w *world) registerConfigServerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the file "([^"]+)" is removed from "([^"]+)"$`, w.fileRemoved)
 	sc.Step(`^the head of "([^"]+)" is tagged "([^"]+)"$`, w.tagHead)
 	sc.Step(`^the commit id of "([^"]+)" is remembered as "([a-z][a-z0-9-]*)"$`, w.rememberCommit)
-	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)"$`, w.fetchConfig)
+	// The configuration server's requests never carry credentials; the second form says so where it matters.
+	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)"(?: without credentials)?$`, w.fetchConfig)
 	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)" and label "([^"]+)"$`, w.fetchConfigLabel)
 	sc.Step(`^I request "([^"]+)" from the configuration server$`, w.requestConfigPath)
 	sc.Step(`^the field "([^"]+)" is ([\["{\d-].*|true|false|null)$`, w.fieldIs)

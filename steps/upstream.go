@@ -10,7 +10,7 @@ import (
 
 // upstream is the backend the steps put behind the gateway's routes: it answers every request and counts
 // them by Host, so a scenario can tell how many requests got past the gateway. The probes the steps send
-// while waiting for a manifest to take effect are not counted.
+// while waiting for a manifest to take effect (they carry x-tck-probe) are not counted.
 type upstream struct {
 	host   string
 	port   int

@@ -8,31 +8,33 @@ Feature: Configuration client application
   makes every instance bound to the message broker do so. By default every endpoint asks for HTTP Basic
   credentials: user "user" and a password the application writes to its log at start.
 
+  POST /refresh answers 200 with the JSON array of the keys that changed; POST /bus/refresh answers 204.
+
   Each scenario starts its own instances under an application name of its own, written {app}, so that no
-  scenario sees another's configuration. {quotes} is a quote source the harness runs for the application.
+  scenario sees another's configuration. {quotes} is the address of a quote source the harness runs for the
+  application. Requests to an instance carry the credentials it expects (user "user" and the password it wrote
+  to its log at start, unless its configuration names others) except where a step says "without credentials"
+  or names another password.
 
   @spec-4.5-get-root @spec-2.6-greeting.displayFortune
-  Scenario: The greeting page without a fortune
+  Scenario: Without greeting.displayFortune the greeting page shows msg and no fortune
     Given the repository holds on "master" the file "{app}.yml":
       """
-      greeting:
-        displayFortune: false
+      quoteServiceURL: http://quotes.test/unused
       """
     And an instance of "{app}" is started
-    And I authenticate as "user" with the password from its log
     When I open the greeting page
     Then the page has the attribute "msg"
     And the page has no attribute "fortune"
 
   @spec-4.5-get-root @spec-2.6-greeting.displayFortune
-  Scenario: The greeting page with a fortune
+  Scenario: With greeting.displayFortune true the greeting page shows msg and a fortune
     Given the repository holds on "master" the file "{app}.yml":
       """
       greeting:
         displayFortune: true
       """
     And an instance of "{app}" is started
-    And I authenticate as "user" with the password from its log
     When I open the greeting page
     Then the page has the attribute "msg"
     And the page has the attribute "fortune"
@@ -45,7 +47,6 @@ Feature: Configuration client application
       quoteServiceURL: {quotes}/{app}/one
       """
     And an instance of "{app}" is started
-    And I authenticate as "user" with the password from its log
     When I open the quote page
     Then the page attribute "quote" is "Quote one for {app}"
     And the page attribute "uri" is "{quotes}/{app}/one"
@@ -58,7 +59,6 @@ Feature: Configuration client application
         displayFortune: false
       """
     And an instance of "{app}" is started
-    And I authenticate as "user" with the password from its log
     When the repository holds on "master" the file "{app}.yml":
       """
       greeting:
@@ -85,7 +85,6 @@ Feature: Configuration client application
       quoteServiceURL: {quotes}/{app}/one
       """
     And an instance of "{app}" is started
-    And I authenticate as "user" with the password from its log
     When the repository holds on "master" the file "{app}.yml":
       """
       quoteServiceURL: {quotes}/{app}/two
@@ -93,7 +92,8 @@ Feature: Configuration client application
     And I open the quote page
     Then the page attribute "uri" is "{quotes}/{app}/one"
     When I send "POST /refresh" to the application
-    Then the answer lists the changed key "quoteServiceURL"
+    Then the answer is 200
+    And the answer lists the changed key "quoteServiceURL"
     When I open the quote page
     Then the page attribute "quote" is "Quote two for {app}"
     And the page attribute "uri" is "{quotes}/{app}/two"
@@ -107,7 +107,6 @@ Feature: Configuration client application
           com.example.tck: WARN
       """
     And an instance of "{app}" is started
-    And I authenticate as "user" with the password from its log
     When I send "GET /loggers/com.example.tck" to the application
     Then the field "configuredLevel" is "WARN"
     When the repository holds on "master" the file "{app}.yml":
@@ -117,7 +116,8 @@ Feature: Configuration client application
           com.example.tck: DEBUG
       """
     And I send "POST /refresh" to the application
-    Then the answer lists the changed key "logging.level.com.example.tck"
+    Then the answer is 200
+    And the answer lists the changed key "logging.level.com.example.tck"
     When I send "GET /loggers/com.example.tck" to the application
     Then the field "configuredLevel" is "DEBUG"
     And the field "effectiveLevel" is "DEBUG"
@@ -130,14 +130,13 @@ Feature: Configuration client application
         displayFortune: false
       """
     And 2 instances of "{app}" are started
-    And I authenticate as "user" with the password from each instance's log
     When the repository holds on "master" the file "{app}.yml":
       """
       greeting:
         displayFortune: true
       """
     And I send "POST /bus/refresh" to instance 1
-    Then the answer is a success
+    Then the answer is 204
     And within 15 seconds the greeting page of every instance has the attribute "fortune"
 
   @spec-3.3.3 @spec-4.5-get-env
@@ -153,7 +152,6 @@ Feature: Configuration client application
         displayFortune: true
       """
     And an instance of "{app}" is started with the profile "dev"
-    And I authenticate as "user" with the password from its log
     When I send "GET /env" to the application
     Then the answer is 200
     And the field "profiles" is ["dev"]
@@ -168,7 +166,6 @@ Feature: Configuration client application
         displayFortune: false
       """
     And an instance of "{app}" is started with the profile "cloud"
-    And I authenticate as "user" with the password from its log
     When the repository holds on "master" the file "{app}-cloud.yml":
       """
       greeting:
@@ -177,29 +174,32 @@ Feature: Configuration client application
     And I open the greeting page
     Then the page has no attribute "fortune"
     When I send "POST /refresh" to the application
-    And I open the greeting page
+    Then the answer is 200
+    And the answer lists the changed key "greeting.displayFortune"
+    When I open the greeting page
     Then the page has the attribute "fortune"
 
   @spec-5.4 @spec-7-config-client-no-credentials
-  Scenario Outline: By default <request> asks for HTTP Basic credentials, and the password from the log opens it
-    Given the repository holds on "master" the file "{app}.yml":
+  Scenario Outline: By default <request> asks for HTTP Basic credentials, and user "user" with the password from the log opens it
+    Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
+    And the repository holds on "master" the file "{app}.yml":
       """
-      greeting:
-        displayFortune: false
+      quoteServiceURL: {quotes}/{app}/one
       """
     And an instance of "{app}" is started
     When I send "<request>" to the application without credentials
     Then the answer asks for HTTP Basic credentials
-    When I authenticate as "user" with the password from its log
-    And I send "<request>" to the application
-    Then the answer is a success
+    When I send "<request>" to the application with the password "wrong-{app}"
+    Then the answer asks for HTTP Basic credentials
+    When I send "<request>" to the application
+    Then the answer is <status>
 
     Examples:
-      | request           |
-      | GET /             |
-      | GET /random-quote |
-      | GET /env          |
-      | POST /refresh     |
+      | request           | status |
+      | GET /             | 200    |
+      | GET /random-quote | 200    |
+      | GET /env          | 200    |
+      | POST /refresh     | 200    |
 
   @spec-5.4
   Scenario: security.user.name and security.user.password set the credentials
@@ -210,12 +210,10 @@ Feature: Configuration client application
           name: tck-{app}
           password: secret-{app}
       """
-    And an instance of "{app}" is started
-    When I authenticate as "tck-{app}" with the password "secret-{app}"
-    And I send "GET /" to the application
+    And an instance of "{app}" is started, its configuration naming the user "tck-{app}" with the password "secret-{app}"
+    When I send "GET /" to the application
     Then the answer is 200
-    When I authenticate as "tck-{app}" with the password "wrong-{app}"
-    And I send "GET /" to the application
+    When I send "GET /" to the application with the password "wrong-{app}"
     Then the answer asks for HTTP Basic credentials
 
   @spec-5.4 @spec-2.6-security.basic.enabled

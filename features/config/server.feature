@@ -8,6 +8,9 @@ Feature: Configuration server
   fields follow Spring Cloud Config: name, profiles, label (master when none is given), version (the commit
   served) and state.
 
+  The spec leaves open how the server authenticates its clients; the client application it describes has no
+  key for credentials to the server, so the server serves a client that sends none.
+
   The harness writes to the repository the target declares, as a person would with git. Every scenario has
   names of its own, written {app}, {branch} and {tag} below, so that scenarios never see each other's files.
 
@@ -36,6 +39,19 @@ Feature: Configuration server
       | greeting.displayFortune | false                         |
       | quoteServiceURL         | "http://quotes.test/api"      |
       | retries                 | 3                             |
+
+  @spec-5.5 @spec-4.4-get-app-profile
+  Scenario: The server serves a client that sends no credentials
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: for anyone
+      """
+    When I fetch the configuration of "{app}" with profile "default" without credentials
+    Then the answer is 200 with a JSON body
+    And the property source "{app}.yml" holds:
+      | key              | value        |
+      | greeting.message | "for anyone" |
 
   @spec-2.5-app-profile-yml @spec-4.4-get-app-profile
   Scenario: A profile file is served in addition to the generic file, and before it
@@ -313,7 +329,7 @@ Feature: Configuration server
       | /{app}/default/master%00            |
       | /{app}/default/..%5C..%5Cwindows    |
 
-  @spec-2.4 @capability-config.flat-formats
+  @capability-config.flat-formats
   Scenario Outline: The merged configuration as one <format> document
     Given the repository holds on "master" the file "{app}.yml":
       """
@@ -342,7 +358,7 @@ Feature: Configuration server
       | properties | text/plain       |
       | json       | application/json |
 
-  @spec-2.4 @capability-config.flat-formats
+  @capability-config.flat-formats
   Scenario: A merged document for a label
     Given the repository holds on "{branch}" the file "{app}.yml":
       """
