@@ -12,7 +12,9 @@ Feature: Configuration server
   key for credentials to the server, so the server serves a client that sends none.
 
   The harness writes to the repository the target declares, as a person would with git. Every scenario has
-  names of its own, written {app}, {branch} and {tag} below, so that scenarios never see each other's files.
+  names of its own, written {app}, {branch} and {tag} below, so that scenarios never see each other's files. A
+  value a scenario remembers under a name is written with that name in braces: {first} is the commit id
+  remembered as "first".
 
   @spec-2.4 @spec-2.5 @spec-2.5-app-yml @spec-4.4 @spec-4.4-get-app-profile
   Scenario: An application with a generic file only
