@@ -36,6 +36,9 @@ func TestTheFeaturesCiteOnlySectionsOfTheIndex(t *testing.T) {
 	if len(cov.Uncovered()) == len(sections) {
 		t.Error("no section is covered")
 	}
+	for _, u := range cov.Unearned {
+		t.Errorf("unearned citation (add the outcome step, or trim the tag): %s", u)
+	}
 }
 
 func TestAnUnknownOrMissingSpecTagIsAnError(t *testing.T) {
