@@ -21,7 +21,7 @@ func (w *world) registerGreetingSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a browser opens the greeting client$`, w.openGreeting)
 	sc.Step(`^the browser is back at the greeting client$`, w.backAtGreeting)
 	sc.Step(`^the greeting page shows a fortune$`, w.greetingShowsFortune)
-	sc.Step(`^the greeting page says what went wrong$`, w.greetingSaysWhatWentWrong)
+	sc.Step(`^the greeting page says that access was denied, not that the server failed$`, w.greetingSaysWhatWentWrong)
 	sc.Step(`^the user approves, and the state on the way back is changed$`, w.approveWithChangedState)
 	w.registerChromiumSteps(sc)
 }
@@ -163,6 +163,9 @@ func (w *world) greetingSaysWhatWentWrong() error {
 	a, err := w.answer()
 	if err != nil {
 		return err
+	}
+	if a.status >= 500 {
+		return w.failf("the page answers %d: a denied consent is the user's choice, not a server error", a.status)
 	}
 	text := strings.ToLower(string(a.body))
 	if !strings.Contains(text, "denied") {

@@ -32,7 +32,11 @@ func (w *world) registerProvisioningSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and no authorities$`, func(id string) error {
 		return w.ensureClient(clientSpec{id: id, grants: "client_credentials"})
 	})
+	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and the authorities "([^"]+)"$`, func(id, authorities string) error {
+		return w.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
+	})
 	sc.Step(`^"([^"]+)" creates a user with its own client credentials token$`, w.createUserAs)
+	sc.Step(`^"([^"]+)" registers a client with its own client credentials token$`, w.registerClientAs)
 }
 
 // provisioning is the administration API of the target, for the steps that verify it.
@@ -265,6 +269,18 @@ func (w *world) answerHasNoField(name string) error {
 }
 
 func (w *world) createUserAs(client string) error {
+	return w.sendAsClient(client, "/Users", userRecord("tck-denied-"+randomID(), "x"))
+}
+
+// registerClientAs registers a client with the client credentials token of another one.
+func (w *world) registerClientAs(client string) error {
+	id := "tck-denied-" + randomID()
+	return w.sendAsClient(client, "/oauth/clients", map[string]any{"client_id": id, "client_secret": "x",
+		"scope": []string{"openid"}, "authorized_grant_types": []string{"client_credentials"}})
+}
+
+// sendAsClient posts a record to the provisioning API with a client credentials token of client.
+func (w *world) sendAsClient(client, path string, record map[string]any) error {
 	client, err := w.expand(client)
 	if err != nil {
 		return err
@@ -273,5 +289,5 @@ func (w *world) createUserAs(client string) error {
 	if err != nil {
 		return err
 	}
-	return w.sendAPI(http.MethodPost, "/Users", jsonBody(userRecord("tck-denied-"+randomID(), "x")), bearer(token))
+	return w.sendAPI(http.MethodPost, path, jsonBody(record), bearer(token))
 }

@@ -52,6 +52,8 @@ Feature: Token check
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
     When "{resource_client}" checks the access token for the scopes "fortunes.read"
     Then the answer is 200 with a JSON body
+    When "{resource_client}" checks the access token for the scopes "openid,fortunes.read"
+    Then the answer is 200 with a JSON body
     When "{resource_client}" checks the access token for the scopes "fortunes.read,fortunes.write"
     Then the answer is 400 with the error "invalid_scope"
 

@@ -57,3 +57,8 @@ Feature: Provisioning users, groups and clients
     Given a client "{client}-cc" that has only the client credentials grant and no authorities
     When "{client}-cc" creates a user with its own client credentials token
     Then the answer is 403
+    Given a client "{client}-reader" that has only the client credentials grant and the authorities "clients.read scim.read"
+    When "{client}-reader" registers a client with its own client credentials token
+    Then the answer is 403
+    When "{client}-reader" creates a user with its own client credentials token
+    Then the answer is 403

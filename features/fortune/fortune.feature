@@ -49,8 +49,10 @@ Feature: Fortune service
     Then the request is refused
 
   @spec-7-fortune-refused @capability-auth.revocation
-  Scenario: The fortune service refuses a revoked token
+  Scenario: The fortune service refuses a token revoked after it accepted it
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    When the fortune service is called at "/" with the access token
+    Then the answer is a fortune
     When the client revokes the access token
     And the fortune service is called at "/" with the access token
     Then the request is refused

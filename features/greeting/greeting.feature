@@ -38,7 +38,7 @@ Feature: Greeting client
     And "{user}" signs in with the password "{password}"
     And the user denies
     Then the browser is back at the greeting client
-    And the greeting page says what went wrong
+    And the greeting page says that access was denied, not that the server failed
 
   @spec-4.3-get-root @fresh-consent
   Scenario: A code that comes back with another state is refused
