@@ -161,7 +161,8 @@ func startContainers(ctx context.Context, t *target.Target, reports string, stde
 		return &booted{target: t, stop: func() {}}, exitOK
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	set, err := containers.Start(ctx, t, containers.Options{LogDir: filepath.Join(reports, "logs"), Logger: log})
+	set, err := containers.Start(ctx, t, containers.Options{RunID: os.Getenv("TCK_RUN_ID"),
+		LogDir: filepath.Join(reports, "logs"), Logger: log})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, exitInterrupted

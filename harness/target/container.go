@@ -58,7 +58,9 @@ func (t *Target) Containers() []ContainerService {
 				if as.URL == "" && as.Issuer == "" && as.Discovery == "" {
 					as.URL = base
 				}
-				as.URL, as.Issuer, as.Discovery = fill(as.URL, base), fill(as.Issuer, base), fill(as.Discovery, base)
+				as.URL = strings.TrimRight(strings.ReplaceAll(as.URL, URLPlaceholder, base), "/")
+				as.Issuer = strings.TrimRight(strings.ReplaceAll(as.Issuer, URLPlaceholder, base), "/")
+				as.Discovery = strings.ReplaceAll(as.Discovery, URLPlaceholder, base)
 			}})
 	}
 	for _, svc := range []struct {

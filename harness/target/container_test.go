@@ -43,6 +43,9 @@ services:
 	for _, c := range cs {
 		c.SetURL("http://127.0.0.1:4242")
 	}
+	if as := tg.Services.AuthServer; as.Issuer != "" || as.Discovery != "" {
+		t.Errorf("issuer %q, discovery %q: want them left empty", as.Issuer, as.Discovery)
+	}
 	if u := tg.Services.AuthServer.URL; u != "http://127.0.0.1:4242" {
 		t.Errorf("authServer.url = %q, want the container's address", u)
 	}
