@@ -191,3 +191,19 @@ func waitForContainer(t *testing.T, label string) {
 	}
 	t.Fatal("no container of the run was running within a minute")
 }
+
+// The examples of real implementations' images are not run here (their images cannot be pulled), but they
+// must stay valid target files.
+func TestTheExampleTargetsAreValid(t *testing.T) {
+	t.Setenv("TCK_CONFIG_REPO", "/srv/tck-config.git")
+	for _, f := range []string{"../../examples/uaa/target.yaml", "../../examples/spring-cloud-config-server/target.yaml"} {
+		tg, err := target.Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if len(tg.Containers()) != 1 {
+			t.Errorf("%s: %d services given as containers, want 1", f, len(tg.Containers()))
+		}
+	}
+}

@@ -125,12 +125,15 @@ func (s *Set) start(ctx context.Context, svc target.ContainerService) (*running,
 	fail := func(err error, log string) error {
 		return &Error{Field: svc.Field, Image: spec.Image, Err: err, Log: log}
 	}
-	if err := ensureImage(ctx, spec.Image); err != nil {
-		return nil, "", fail(err, "")
-	}
-	hostPort, err := launch.FreePort()
+	err := ensureImage(ctx, spec.Image)
 	if err != nil {
 		return nil, "", fail(err, "")
+	}
+	hostPort := spec.HostPort
+	if hostPort == 0 {
+		if hostPort, err = launch.FreePort(); err != nil {
+			return nil, "", fail(err, "")
+		}
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(hostPort)
 	c, err := testcontainers.GenericContainer(ctx, s.request(spec, hostPort, base))

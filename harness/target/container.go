@@ -26,6 +26,9 @@ type Container struct {
 	Files []Mount `yaml:"files"`
 	// Port is the port the service listens on inside the container.
 	Port int `yaml:"port"`
+	// HostPort fixes the port of 127.0.0.1 it is published on, for an image whose configuration files must name
+	// its address; by default a free port is chosen.
+	HostPort int `yaml:"hostPort"`
 	// Ready says when the service is ready; by default when it answers HTTP at / (any status below 500).
 	Ready Readiness `yaml:"ready"`
 }
@@ -110,6 +113,9 @@ func (c *Container) validate(field string) []string {
 	}
 	if c.Port < 1 || c.Port > 65535 {
 		problems = append(problems, fmt.Sprintf("%s.port: required: the port the service listens on inside the container (1 to 65535), not %d", field, c.Port))
+	}
+	if c.HostPort < 0 || c.HostPort > 65535 {
+		problems = append(problems, fmt.Sprintf("%s.hostPort: %d is not a port (1 to 65535; leave it out for a free one)", field, c.HostPort))
 	}
 	for i, m := range c.Files {
 		f := fmt.Sprintf("%s.files[%d]", field, i)
