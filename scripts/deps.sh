@@ -6,6 +6,7 @@
 #   node, npm:    the example oidc-provider deployment (examples/oidc-provider) that the interop test runs;
 #                 its npm packages go to ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider
 #   postgresql:   the authorization server's shared store for replicas (internal/pgtest runs a real server)
+#   Docker:       the container tests (docker-compose.yml, images in target files): scripts/docker-deps.sh
 set -euo pipefail
 
 needed=(redis-server chromium node npm)
@@ -51,3 +52,7 @@ if [ "$installed" != "$pinned" ]; then
   cp "$example/package.json" "$cache/package.json"
   (cd "$cache" && npm install --omit=dev --no-audit --no-fund)
 fi
+
+# Docker, Compose and the base image of the container tests; as root it installs and starts them, otherwise it
+# says what to install.
+"$(dirname "$0")/docker-deps.sh"

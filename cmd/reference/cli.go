@@ -49,8 +49,10 @@ func (c *cli) run(ctx context.Context, args []string) int {
 		return c.up(ctx, args[1:])
 	case "serve":
 		return c.serve(ctx, args[1:])
+	case "health":
+		return c.health(ctx, args[1:])
 	default:
-		fmt.Fprintf(c.stderr, "reference: unknown command %q; valid commands: up, serve, help\n\n", args[0])
+		fmt.Fprintf(c.stderr, "reference: unknown command %q; valid commands: up, serve, health, help\n\n", args[0])
 		c.usage(c.stderr)
 		return exitUsage
 	}
@@ -63,6 +65,8 @@ Usage:
   reference up [--data DIR] [--host HOST]   run every service in one process, on the default ports,
                                             with embedded defaults (demo data created on first start)
   reference serve SERVICE [flags]           run one service, configured by flags
+  reference health [--ready-file FILE]      exit 0 when the service that wrote FILE answers HTTP
+                                            (a container's health check; FILE: $REFERENCE_READY_FILE)
   reference --help                          show this help
 
 Services:

@@ -32,9 +32,15 @@ func configServerFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 	password := fs.String("password", "", "password for an http(s) repository (default: $CONFIG_GIT_PASSWORD)")
 	lazy := fs.Bool("lazy-clone", false, "start even if the repository cannot be cloned yet; each request retries (default: fail at start)")
 	timeout := fs.Duration("fetch-timeout", configserver.DefaultFetchTimeout, "time limit of one fetch from the repository")
+	demo := fs.Bool("demo-repository", false, "when --uri is a local path with nothing there yet, create the demo repository there first, as reference up does (docker-compose.yml uses it)")
 	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
 		if *uri == "" {
 			return nil, usageError{errors.New("--uri is required (the git repository to serve)")}
+		}
+		if *demo {
+			if err := createDemoRepository(*uri, log); err != nil {
+				return nil, err
+			}
 		}
 		s, err := configserver.New(ctx, configserver.Options{
 			URI:          *uri,
@@ -81,4 +87,20 @@ func configServerDemo(ctx context.Context, st *stack) (*instance, error) {
 		"demo repository (" + state + "): " + repo,
 		"      edit a file there and `git commit`; the next request serves it",
 	}}, nil
+}
+
+// createDemoRepository creates the demo repository at path unless one is
+// there: a container stack has no `reference up` to do it on first start.
+func createDemoRepository(path string, log *slog.Logger) error {
+	if !filepath.IsAbs(path) {
+		return usageError{fmt.Errorf("--demo-repository needs --uri to be an absolute local path, not %q", path)}
+	}
+	created, err := configserver.CreateDemoRepository(path)
+	if err != nil {
+		return err
+	}
+	if created {
+		log.Info("created the demo repository", "path", path)
+	}
+	return nil
 }

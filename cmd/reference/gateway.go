@@ -39,9 +39,15 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	failClosed := fs.Bool("rate-limit-fail-closed", false, "while Redis cannot be reached, refuse requests of limited routes (500, response flag RLSE) instead of letting them pass")
 	offset := fs.Int("port-offset", 0, "added to every listener port, to run several gateways on one host (reference only; Envoy Gateway has no such flag)")
 	accessLog := fs.String("access-log", "-", "where the JSON access log goes: - for stdout, or a file (appended to)")
+	demoQuotes := fs.String("demo-quotes", "", "IP:PORT of the quote source: fill an empty --config with the demo manifests routing to it, as reference up does (docker-compose.yml uses it)")
 	return func(_ context.Context, log *slog.Logger) (*instance, error) {
 		if *dir == "" {
 			return nil, usageError{errors.New("--config is required (the directory of manifests)")}
+		}
+		if *demoQuotes != "" {
+			if _, err := gateway.WriteDemo(*dir, *demoQuotes); err != nil {
+				return nil, usageError{err}
+			}
 		}
 		if *offset < -65535 || *offset > 65535 {
 			return nil, usageError{fmt.Errorf("invalid --port-offset %d; valid: -65535 to 65535", *offset)}

@@ -31,7 +31,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		port = fs.Int("port", svc.port, "port to listen on (0: the kernel picks a free one; the address is logged and written to --ready-file)")
 	}
 	host := fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
-	readyFile := fs.String("ready-file", "", "once listening, write the service's URL (http://HOST:PORT, the port bound, also with --port 0) to this file (written to a temporary file, then renamed)")
+	readyFile := fs.String("ready-file", c.getenv(readyFileEnv), "once listening, write the service's URL (http://HOST:PORT, the port bound, also with --port 0) to this file (written to a temporary file, then renamed; default: $"+readyFileEnv+")")
 	logs := addLogFlags(fs)
 	build := svc.flags(fs, c.getenv)
 	fs.Usage = func() { c.serviceUsage(fs.Output(), svc, fs) }

@@ -8,14 +8,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
+	"github.com/fortune-tck/fortune-tck/harness/containers"
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )
@@ -137,7 +140,7 @@ func loadOrBoot(ctx context.Context, file, reports string, stdout, stderr io.Wri
 			fmt.Fprintf(stderr, "tck: %v\n", err)
 			return nil, exitUsage
 		}
-		return &booted{target: t, stop: func() {}}, exitOK
+		return startContainers(ctx, t, reports, stderr)
 	}
 	st, err := boot.Reference(ctx, boot.Options{Binary: os.Getenv("TCK_REFERENCE_BIN"),
 		LogDir: reports + "/logs", Progress: stdout})
@@ -149,6 +152,25 @@ func loadOrBoot(ctx context.Context, file, reports string, stdout, stderr io.Wri
 		return nil, exitRunError
 	}
 	return &booted{target: st.Target, stop: st.Stop}, exitOK
+}
+
+// startContainers starts the services the target gives as container images; they are removed by the booted's
+// stop, which runSuite defers, so also after a failure or Ctrl-C.
+func startContainers(ctx context.Context, t *target.Target, reports string, stderr io.Writer) (*booted, int) {
+	if len(t.Containers()) == 0 {
+		return &booted{target: t, stop: func() {}}, exitOK
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	set, err := containers.Start(ctx, t, containers.Options{RunID: os.Getenv("TCK_RUN_ID"),
+		LogDir: filepath.Join(reports, "logs"), Logger: log})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exitInterrupted
+		}
+		fmt.Fprintf(stderr, "tck: starting the target's containers: %v\n", err)
+		return nil, exitRunError
+	}
+	return &booted{target: t, stop: set.Stop}, exitOK
 }
 
 func featuresFS(dir string) (fs.FS, error) {

@@ -27,6 +27,8 @@ type AuthServer struct {
 	Admin *AdminClient `yaml:"admin"`
 	// Pages describe sign-in and consent controls that the rules by meaning do not find (see the README).
 	Pages []PageRule `yaml:"pages"`
+	// Container, when given, is started by the harness; without url, issuer and discovery, url is its address.
+	Container *Container `yaml:"container"`
 }
 
 // Endpoints are the authorization server's endpoints, each an absolute URL. Empty ones come from discovery,
@@ -153,14 +155,15 @@ func (as *AuthServer) validate() []string {
 	}
 	const f = "services.authServer"
 	var problems []string
+	problems = append(problems, as.Container.validate(f)...)
 	switch {
-	case as.URL == "" && as.Issuer == "" && as.Discovery == "":
+	case as.URL == "" && as.Issuer == "" && as.Discovery == "" && as.Container == nil:
 		problems = append(problems, f+": give issuer (an OpenID Connect server, found by discovery) or url (a UAA-shaped server's base URL)")
 	case as.URL != "" && as.Issuer != "":
 		problems = append(problems, f+": give issuer or url, not both: the issuer is found by discovery, url is a UAA-shaped server's base")
 	}
 	for _, u := range []struct{ field, v string }{{"url", as.URL}, {"issuer", as.Issuer}, {"discovery", as.Discovery}} {
-		if u.v != "" {
+		if u.v != "" && !deferredURL(as.Container, u.v) {
 			problems = append(problems, checkHTTPURL(f+"."+u.field, u.v)...)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -72,6 +73,8 @@ type GatewayInstance struct {
 // authorization server.
 type Service struct {
 	URL string `yaml:"url"`
+	// Container, when given, is started by the harness; URL then defaults to its address.
+	Container *Container `yaml:"container"`
 }
 
 // ServiceNames are the services a target may declare, as scenarios name them in @service-<name> tags.
@@ -102,6 +105,8 @@ type ConfigServer struct {
 	// Repository is the git repository the server reads; the harness commits its test files to it, on the
 	// default label master and on branches and tags of unique names.
 	Repository Repository `yaml:"repository"`
+	// Container, when given, is started by the harness; URL then defaults to its address.
+	Container *Container `yaml:"container"`
 }
 
 // ConfigApp is the configuration client application of spec 4.5. Its application name and active profiles are
@@ -209,6 +214,11 @@ func Load(path string) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target file %s:\n%w", path, err)
 	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	t.resolveFiles(dir)
 	return t, nil
 }
 
@@ -271,6 +281,11 @@ func (t *Target) applyDefaults() {
 	if t.Implementation.Project == "" {
 		t.Implementation.Project = "unnamed implementation"
 	}
+	for _, cs := range t.Containers() {
+		if cs.Container.Ready.Timeout == 0 {
+			cs.Container.Ready.Timeout = Duration(60 * time.Second)
+		}
+	}
 }
 
 func (t *Target) validate() []string {
@@ -284,7 +299,10 @@ func (t *Target) validate() []string {
 	}
 	for name, svc := range map[string]*Service{"fortune": t.Services.Fortune, "greeting": t.Services.Greeting} {
 		if svc != nil {
-			problems = append(problems, checkHTTPURL("services."+name+".url", svc.URL)...)
+			if !deferredURL(svc.Container, svc.URL) {
+				problems = append(problems, checkHTTPURL("services."+name+".url", svc.URL)...)
+			}
+			problems = append(problems, svc.Container.validate("services."+name)...)
 			if t.Services.AuthServer == nil {
 				problems = append(problems, "services."+name+": needs services.authServer too: its scenarios get tokens and sign users in there")
 			}
@@ -296,7 +314,10 @@ func (t *Target) validate() []string {
 			"(it finds TCK_APP_NAME, TCK_PROFILES, TCK_PORT and TCK_CONFIG_URL in its environment)")
 	}
 	if cs := t.Services.ConfigServer; cs != nil {
-		problems = append(problems, checkHTTPURL("services.configServer.url", cs.URL)...)
+		if !deferredURL(cs.Container, cs.URL) {
+			problems = append(problems, checkHTTPURL("services.configServer.url", cs.URL)...)
+		}
+		problems = append(problems, cs.Container.validate("services.configServer")...)
 		problems = append(problems, checkRepositoryURI("services.configServer.repository.uri", cs.Repository.URI)...)
 	}
 	for i, c := range t.Capabilities {
