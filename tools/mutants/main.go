@@ -123,20 +123,24 @@ func runAll(ctx context.Context, o options, chosen []Mutant, stdout, stderr io.W
 		return 1
 	}
 	defer r.close()
-	start := time.Now()
-	results := r.runMutants(ctx, chosen, o.jobs)
-	wall := time.Since(start)
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "mutants: interrupted; the running suite was stopped and scratch directories removed; no results written")
-		return 130
-	}
-	printSummary(stdout, results, wall)
 	out := o.out
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(root, out)
 	}
-	if err := writeResults(out, root, results, wall, time.Now()); err != nil {
-		fmt.Fprintln(stderr, "mutants:", err)
+	start := time.Now()
+	var werr error
+	save := func(so []Result) {
+		werr = writeResults(out, root, so, len(chosen), time.Since(start), time.Now())
+	}
+	results := finished(r.runMutants(ctx, chosen, o.jobs, save))
+	wall := time.Since(start)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "mutants: interrupted; the running suite was stopped and scratch directories removed; the %d results so far are in %s\n", len(results), out)
+		return 130
+	}
+	printSummary(stdout, results, wall)
+	if werr != nil {
+		fmt.Fprintln(stderr, "mutants: writing the results:", werr)
 		return 1
 	}
 	fmt.Fprintf(stdout, "Results: %s, %s\n", filepath.Join(out, "result.yaml"), filepath.Join(out, "README.md"))

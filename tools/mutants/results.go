@@ -44,11 +44,14 @@ func failedScenarios(path string) ([]string, error) {
 
 // resultFile is reports/mutants/result.yaml.
 type resultFile struct {
-	Date        string         `yaml:"date"`
-	Commit      string         `yaml:"commit"`
-	WallSeconds int            `yaml:"wallSeconds"`
-	Summary     map[string]int `yaml:"summary"`
-	Mutants     []resultEntry  `yaml:"mutants"`
+	Date        string `yaml:"date"`
+	Commit      string `yaml:"commit"`
+	WallSeconds int    `yaml:"wallSeconds"`
+	// Complete is false while a run is under way or after it was stopped: Mutants then holds fewer than Total.
+	Complete bool           `yaml:"complete"`
+	Total    int            `yaml:"total"`
+	Summary  map[string]int `yaml:"summary"`
+	Mutants  []resultEntry  `yaml:"mutants"`
 }
 
 type resultEntry struct {
@@ -95,8 +98,9 @@ func commitOf(root string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func writeResults(dir, root string, results []Result, wall time.Duration, now time.Time) error {
-	f := resultFile{Date: now.UTC().Format(time.RFC3339), Commit: commitOf(root), WallSeconds: int(wall.Seconds()), Summary: summary(results)}
+func writeResults(dir, root string, results []Result, total int, wall time.Duration, now time.Time) error {
+	f := resultFile{Date: now.UTC().Format(time.RFC3339), Commit: commitOf(root), WallSeconds: int(wall.Seconds()),
+		Complete: len(results) == total, Total: total, Summary: summary(results)}
 	for _, r := range results {
 		f.Mutants = append(f.Mutants, resultEntry{ID: r.Mutant.ID, Service: r.Mutant.Service, Spec: r.Mutant.Spec,
 			Outcome: r.Outcome, Catching: r.Catching, Detail: r.Detail, Seconds: int(r.Seconds + 0.5)})
@@ -119,8 +123,11 @@ func writeResults(dir, root string, results []Result, wall time.Duration, now ti
 // markdown is the table a reader of reports/ sees first.
 func markdown(f resultFile, results []Result) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Mutation check\n\n`make mutants` on %s (commit %s), %d s wall time: %d mutants, %d caught, %d survived.\n",
-		f.Date, f.Commit, f.WallSeconds, len(results), f.Summary[string(Caught)], f.Summary[string(Survived)])
+	fmt.Fprintf(&b, "# Mutation check\n\n`make mutants` on %s (commit %s), %d s wall time: %d of %d mutants run, %d caught, %d survived.\n",
+		f.Date, f.Commit, f.WallSeconds, len(results), f.Total, f.Summary[string(Caught)], f.Summary[string(Survived)])
+	if !f.Complete {
+		b.WriteString("**Incomplete**: the run was stopped or is still under way.\n")
+	}
 	b.WriteString("Each mutant is a deliberate bug in the reference (tools/mutants/catalogue.yaml); a survivor is a hole in the suite.\n\n")
 	b.WriteString("| mutant | service | spec | outcome | caught by (first) | s |\n|---|---|---|---|---|---|\n")
 	for _, r := range results {

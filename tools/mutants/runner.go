@@ -73,23 +73,36 @@ func newRunner(ctx context.Context, root string, timeout time.Duration, out io.W
 
 func (r *runner) close() { _ = os.RemoveAll(r.tmp) }
 
+// goBuild builds with -trimpath: without it the build cache keys every package by its directory, and each
+// scratch copy would recompile the whole module instead of the one mutated package.
 func goBuild(ctx context.Context, dir, out, pkg string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, pkg)
 	cmd.Dir = dir
 	msg, err := cmd.CombinedOutput()
 	return string(msg), err
 }
 
-// runMutants runs the mutants, jobs at a time, and returns their results in catalogue order.
-func (r *runner) runMutants(ctx context.Context, ms []Mutant, jobs int) []Result {
+// runMutants runs the mutants, jobs at a time, and returns their results in catalogue order. done is
+// called after each mutant with the results so far (nil entries not run yet), so that a long run that is
+// stopped keeps what it found.
+func (r *runner) runMutants(ctx context.Context, ms []Mutant, jobs int, done func([]Result)) []Result {
 	results := make([]Result, len(ms))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = r.runOne(ctx, ms[i])
-				r.progress(i+1, len(ms), results[i])
+				res := r.runOne(ctx, ms[i])
+				r.mu.Lock()
+				results[i] = res
+				r.mu.Unlock()
+				if ctx.Err() != nil {
+					continue // interrupted half-way: not a result
+				}
+				r.progress(i+1, len(ms), res)
+				r.mu.Lock()
+				done(finished(results))
+				r.mu.Unlock()
 			}
 		})
 	}
@@ -102,6 +115,17 @@ func (r *runner) runMutants(ctx context.Context, ms []Mutant, jobs int) []Result
 	close(next)
 	wg.Wait()
 	return results
+}
+
+// finished returns the results that have an outcome, in catalogue order.
+func finished(results []Result) []Result {
+	var out []Result
+	for _, res := range results {
+		if res.Outcome != "" && res.Detail != "interrupted" {
+			out = append(out, res)
+		}
+	}
+	return out
 }
 
 func (r *runner) progress(n, total int, res Result) {
@@ -122,6 +146,10 @@ func (r *runner) runOne(ctx context.Context, m Mutant) (res Result) {
 	start := time.Now()
 	res = Result{Mutant: m}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	if ctx.Err() != nil {
+		res.Outcome, res.Detail = RunError, "interrupted"
+		return res
+	}
 	scratch, err := os.MkdirTemp(r.tmp, m.ID+"-")
 	if err != nil {
 		res.Outcome, res.Detail = RunError, err.Error()
