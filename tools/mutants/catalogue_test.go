@@ -88,3 +88,13 @@ func TestApplyNeedsExactlyOneOccurrence(t *testing.T) {
 		t.Errorf("patched file = %q", data)
 	}
 }
+
+func TestMergeKeepsEarlierResultsInCatalogueOrder(t *testing.T) {
+	cat := []Mutant{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	earlier := []resultEntry{{ID: "c", Outcome: Caught}, {ID: "a", Outcome: Survived}, {ID: "gone", Outcome: Caught}}
+	fresh := []resultEntry{{ID: "a", Outcome: Caught}}
+	got := mergeEntries(cat, earlier, fresh)
+	if len(got) != 2 || got[0].ID != "a" || got[0].Outcome != Caught || got[1].ID != "c" {
+		t.Errorf("merged = %+v, want a (fresh, caught) then c", got)
+	}
+}

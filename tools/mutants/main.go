@@ -32,7 +32,8 @@ Outcomes: caught; survived (every scenario passed: the suite has a hole); broke 
 mutant is a catalogue defect, it must leave the services able to start); catalogue error (the patch does
 not apply or the reference does not build); timeout; error.
 
-Writes OUT/result.yaml and OUT/README.md (default reports/mutants). Exit status: 0 every mutant caught;
+Writes OUT/result.yaml and OUT/README.md (default reports/mutants) after every mutant; with --only the
+results of the mutants run replace theirs in the existing files and the others are kept. Exit status: 0 every mutant caught;
 1 some survived or the catalogue has errors; 2 bad usage; 130 interrupted (scratch directories are removed).
 
 Flags:
@@ -101,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runAll(ctx, o, chosen, stdout, stderr)
+	return runAll(ctx, o, all, chosen, stdout, stderr)
 }
 
 func printList(w io.Writer, all []Mutant) {
@@ -111,7 +112,7 @@ func printList(w io.Writer, all []Mutant) {
 	fmt.Fprintf(w, "%d mutants\n", len(all))
 }
 
-func runAll(ctx context.Context, o options, chosen []Mutant, stdout, stderr io.Writer) int {
+func runAll(ctx context.Context, o options, all, chosen []Mutant, stdout, stderr io.Writer) int {
 	root, err := checkout()
 	if err != nil {
 		fmt.Fprintln(stderr, "mutants:", err)
@@ -128,9 +129,14 @@ func runAll(ctx context.Context, o options, chosen []Mutant, stdout, stderr io.W
 		out = filepath.Join(root, out)
 	}
 	start := time.Now()
+	var earlier []resultEntry
+	if o.only != "" {
+		earlier = readEntries(out) // --only updates the latest full result instead of replacing it
+	}
 	var werr error
 	save := func(so []Result) {
-		werr = writeResults(out, root, so, len(chosen), time.Since(start), time.Now())
+		entries := mergeEntries(all, earlier, entriesOf(so))
+		werr = writeResults(out, root, entries, len(all), time.Since(start), time.Now())
 	}
 	results := finished(r.runMutants(ctx, chosen, o.jobs, save))
 	wall := time.Since(start)

@@ -64,14 +64,6 @@ type resultEntry struct {
 	Seconds  int      `yaml:"seconds"`
 }
 
-func summary(results []Result) map[string]int {
-	s := map[string]int{}
-	for _, r := range results {
-		s[string(r.Outcome)]++
-	}
-	return s
-}
-
 func printSummary(w io.Writer, results []Result, wall time.Duration) {
 	s := summary(results)
 	fmt.Fprintf(w, "\n%d mutants in %s: %d caught, %d survived", len(results), wall.Round(time.Second), s[string(Caught)], s[string(Survived)])
@@ -88,6 +80,54 @@ func printSummary(w io.Writer, results []Result, wall time.Duration) {
 	}
 }
 
+func summary(results []Result) map[string]int { return summaryOf(entriesOf(results)) }
+
+func summaryOf(entries []resultEntry) map[string]int {
+	s := map[string]int{}
+	for _, e := range entries {
+		s[string(e.Outcome)]++
+	}
+	return s
+}
+
+func entriesOf(results []Result) []resultEntry {
+	var out []resultEntry
+	for _, r := range results {
+		out = append(out, resultEntry{ID: r.Mutant.ID, Service: r.Mutant.Service, Spec: r.Mutant.Spec,
+			Outcome: r.Outcome, Catching: r.Catching, Detail: r.Detail, Seconds: int(r.Seconds + 0.5)})
+	}
+	return out
+}
+
+// readEntries returns the entries of an earlier result.yaml, none when there is none.
+func readEntries(dir string) []resultEntry {
+	var f resultFile
+	data, err := os.ReadFile(filepath.Join(dir, "result.yaml"))
+	if err != nil || yaml.Unmarshal(data, &f) != nil {
+		return nil
+	}
+	return f.Mutants
+}
+
+// mergeEntries puts fresh results over earlier ones, in catalogue order: a run with --only updates the
+// mutants it ran and keeps the latest result of the others. Ids no longer in the catalogue are dropped.
+func mergeEntries(catalogue []Mutant, earlier, fresh []resultEntry) []resultEntry {
+	byID := map[string]resultEntry{}
+	for _, e := range earlier {
+		byID[e.ID] = e
+	}
+	for _, e := range fresh {
+		byID[e.ID] = e
+	}
+	var out []resultEntry
+	for _, m := range catalogue {
+		if e, ok := byID[m.ID]; ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // commitOf names the commit the working tree is on, marked -dirty when it has uncommitted edits (the
 // mutants were made from those edits too).
 func commitOf(root string) string {
@@ -98,13 +138,9 @@ func commitOf(root string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func writeResults(dir, root string, results []Result, total int, wall time.Duration, now time.Time) error {
+func writeResults(dir, root string, entries []resultEntry, total int, wall time.Duration, now time.Time) error {
 	f := resultFile{Date: now.UTC().Format(time.RFC3339), Commit: commitOf(root), WallSeconds: int(wall.Seconds()),
-		Complete: len(results) == total, Total: total, Summary: summary(results)}
-	for _, r := range results {
-		f.Mutants = append(f.Mutants, resultEntry{ID: r.Mutant.ID, Service: r.Mutant.Service, Spec: r.Mutant.Spec,
-			Outcome: r.Outcome, Catching: r.Catching, Detail: r.Detail, Seconds: int(r.Seconds + 0.5)})
-	}
+		Complete: len(entries) == total, Total: total, Summary: summaryOf(entries), Mutants: entries}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -117,26 +153,26 @@ func writeResults(dir, root string, results []Result, total int, wall time.Durat
 	if err := os.WriteFile(filepath.Join(dir, "result.yaml"), buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "README.md"), markdown(f, results), 0o644)
+	return os.WriteFile(filepath.Join(dir, "README.md"), markdown(f), 0o644)
 }
 
 // markdown is the table a reader of reports/ sees first.
-func markdown(f resultFile, results []Result) []byte {
+func markdown(f resultFile) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Mutation check\n\n`make mutants` on %s (commit %s), %d s wall time: %d of %d mutants run, %d caught, %d survived.\n",
-		f.Date, f.Commit, f.WallSeconds, len(results), f.Total, f.Summary[string(Caught)], f.Summary[string(Survived)])
+		f.Date, f.Commit, f.WallSeconds, len(f.Mutants), f.Total, f.Summary[string(Caught)], f.Summary[string(Survived)])
 	if !f.Complete {
 		b.WriteString("**Incomplete**: the run was stopped or is still under way.\n")
 	}
 	b.WriteString("Each mutant is a deliberate bug in the reference (tools/mutants/catalogue.yaml); a survivor is a hole in the suite.\n\n")
 	b.WriteString("| mutant | service | spec | outcome | caught by (first) | s |\n|---|---|---|---|---|---|\n")
-	for _, r := range results {
-		by := r.Detail
-		if len(r.Catching) > 0 {
-			by = firstN(r.Catching, 1)
+	for _, e := range f.Mutants {
+		by := e.Detail
+		if len(e.Catching) > 0 {
+			by = firstN(e.Catching, 1)
 		}
 		by = strings.ReplaceAll(by, "|", "\\|")
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %.0f |\n", r.Mutant.ID, r.Mutant.Service, r.Mutant.Spec, r.Outcome, by, r.Seconds)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %d |\n", e.ID, e.Service, e.Spec, e.Outcome, by, e.Seconds)
 	}
 	return b.Bytes()
 }
