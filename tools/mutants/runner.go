@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Outcome is what happened to one mutant.
+type Outcome string
+
+// The outcomes. Only Caught is a success; BrokeStartup and CatalogueError are defects of the catalogue (a
+// mutant must build and leave the services able to start), Survived is a hole in the suite.
+const (
+	Caught         Outcome = "caught"
+	Survived       Outcome = "survived"
+	BrokeStartup   Outcome = "broke start-up"
+	CatalogueError Outcome = "catalogue error"
+	TimedOut       Outcome = "timeout"
+	RunError       Outcome = "error"
+)
+
+// Result is the outcome of one mutant.
+type Result struct {
+	Mutant   Mutant
+	Outcome  Outcome
+	Catching []string // scenarios that failed or were blocked
+	Detail   string   // why, for anything but caught and survived
+	Seconds  float64
+}
+
+// runner holds what every mutant run shares: the checkout and the tck binary built once from it.
+type runner struct {
+	root    string
+	tmp     string
+	tck     string
+	timeout time.Duration
+	out     io.Writer
+	mu      sync.Mutex // serializes progress lines
+}
+
+// checkout returns the root of the git working tree around the working directory.
+func checkout() (string, error) {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", errors.New("not inside a git checkout of fortune-tck: run from the checkout (make mutants)")
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func newRunner(ctx context.Context, root string, timeout time.Duration, out io.Writer) (*runner, error) {
+	tmp, err := os.MkdirTemp("", "fortune-tck-mutants-")
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{root: root, tmp: tmp, tck: filepath.Join(tmp, "tck"), timeout: timeout, out: out}
+	fmt.Fprintf(out, "building tck from %s\n", root)
+	if msg, err := goBuild(ctx, root, r.tck, "./cmd/tck"); err != nil {
+		r.close()
+		return nil, fmt.Errorf("building tck from the working tree failed; fix the build first:\n%s", msg)
+	}
+	return r, nil
+}
+
+func (r *runner) close() { _ = os.RemoveAll(r.tmp) }
+
+// goBuild builds with -trimpath: without it the build cache keys every package by its directory, and each
+// scratch copy would recompile the whole module instead of the one mutated package.
+func goBuild(ctx context.Context, dir, out, pkg string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, pkg)
+	cmd.Dir = dir
+	msg, err := cmd.CombinedOutput()
+	return string(msg), err
+}
+
+// runMutants runs the mutants, jobs at a time, and returns their results in catalogue order. done is
+// called after each mutant with the results so far (nil entries not run yet), so that a long run that is
+// stopped keeps what it found.
+func (r *runner) runMutants(ctx context.Context, ms []Mutant, jobs int, done func([]Result)) []Result {
+	results := make([]Result, len(ms))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				res := r.runOne(ctx, ms[i])
+				r.mu.Lock()
+				results[i] = res
+				r.mu.Unlock()
+				if ctx.Err() != nil {
+					continue // interrupted half-way: not a result
+				}
+				r.progress(i+1, len(ms), res)
+				r.mu.Lock()
+				done(finished(results))
+				r.mu.Unlock()
+			}
+		})
+	}
+	for i := range ms {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// finished returns the results that have an outcome, in catalogue order.
+func finished(results []Result) []Result {
+	var out []Result
+	for _, res := range results {
+		if res.Outcome != "" && res.Detail != "interrupted" {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+func (r *runner) progress(n, total int, res Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	line := fmt.Sprintf("[%d/%d] %-44s %-15s %5.0fs", n, total, res.Mutant.ID, res.Outcome, res.Seconds)
+	switch {
+	case len(res.Catching) > 0:
+		line += "  " + firstN(res.Catching, 2)
+	case res.Detail != "":
+		line += "  " + firstLine(res.Detail)
+	}
+	fmt.Fprintln(r.out, line)
+}
+
+// runOne copies the tree, applies the mutant, builds the reference and runs the suite against it.
+func (r *runner) runOne(ctx context.Context, m Mutant) (res Result) {
+	start := time.Now()
+	res = Result{Mutant: m}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	if ctx.Err() != nil {
+		res.Outcome, res.Detail = RunError, "interrupted"
+		return res
+	}
+	scratch, err := os.MkdirTemp(r.tmp, m.ID+"-")
+	if err != nil {
+		res.Outcome, res.Detail = RunError, err.Error()
+		return res
+	}
+	defer os.RemoveAll(scratch)
+	tree := filepath.Join(scratch, "tree")
+	if err := copyTree(ctx, r.root, tree); err != nil {
+		res.Outcome, res.Detail = RunError, err.Error()
+		return res
+	}
+	if err := m.apply(tree); err != nil {
+		res.Outcome, res.Detail = CatalogueError, err.Error()
+		return res
+	}
+	bin := filepath.Join(scratch, "reference")
+	if msg, err := goBuild(ctx, tree, bin, "./cmd/reference"); err != nil {
+		res.Outcome, res.Detail = CatalogueError, "the mutant does not build: "+firstLine(msg)
+		return res
+	}
+	return r.suite(ctx, res, tree, bin)
+}
+
+// suite runs tck against the built mutant and reads its report.
+func (r *runner) suite(ctx context.Context, res Result, tree, bin string) Result {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	reports := filepath.Join(tree, "reports")
+	var log bytes.Buffer
+	cmd := exec.CommandContext(ctx, r.tck, "run", "--reports", reports, "--format", "progress")
+	cmd.Dir = tree
+	cmd.Env = append(os.Environ(), "TCK_REFERENCE_BIN="+bin)
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// tck stops the services it started when interrupted; only if it does not within the delay is it killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	err := cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Outcome, res.Detail = TimedOut, fmt.Sprintf("the suite ran longer than %s", r.timeout)
+	case ctx.Err() != nil:
+		res.Outcome, res.Detail = RunError, "interrupted"
+	case code == 0:
+		res.Outcome = Survived
+	case code == 1:
+		names, rerr := failedScenarios(filepath.Join(reports, "conformance-report.yaml"))
+		if rerr != nil || len(names) == 0 {
+			res.Outcome, res.Detail = RunError, fmt.Sprintf("tck exited 1 but its report names no failed scenario (%v): %s", rerr, lastLines(log.String(), 5))
+			return res
+		}
+		res.Outcome, res.Catching = Caught, names
+	case code == 3:
+		res.Outcome, res.Detail = BrokeStartup, lastLines(log.String(), 3)
+	default:
+		res.Outcome, res.Detail = RunError, fmt.Sprintf("tck exited %d (%v): %s", code, err, lastLines(log.String(), 5))
+	}
+	return res
+}
+
+// copyTree copies the files git lists in root (tracked and untracked, not ignored) to dst, so that the
+// mutant is made from the working tree as it is, uncommitted edits included.
+func copyTree(ctx context.Context, root, dst string) error {
+	cmd := exec.CommandContext(ctx, "git", "ls-files", "-co", "--exclude-standard", "-z")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("listing the files of %s: %w", root, err)
+	}
+	for name := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if err := copyFile(filepath.Join(root, name), filepath.Join(dst, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	info, err := os.Lstat(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // tracked but deleted in the working tree: the copy is the working tree
+	}
+	if err != nil || !info.Mode().IsRegular() {
+		return err
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, info.Mode().Perm())
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+func firstN(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, "; ")
+	}
+	return strings.Join(names[:n], "; ") + fmt.Sprintf("; +%d more", len(names)-n)
+}
