@@ -158,6 +158,24 @@ Feature: Configuration client application
     When I open the greeting page
     Then the page has the attribute "fortune"
 
+  @spec-4.5-post-refresh
+  Scenario: POST /refresh also lists the keys removed from the configuration
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      retired: soon
+      """
+    And an instance of "{app}" is started
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And I send "POST /refresh" to the application
+    Then the answer is 200
+    And the answer lists the changed key "retired"
+
   @spec-3.3.3 @spec-4.5-post-refresh
   Scenario: A profile file added after start takes effect after POST /refresh
     Given the repository holds on "master" the file "{app}.yml":
