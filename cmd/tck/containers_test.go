@@ -195,7 +195,7 @@ func waitForContainer(t *testing.T, label string) {
 // The examples of real implementations' images are not run here (their images cannot be pulled), but they
 // must stay valid target files.
 func TestTheExampleTargetsAreValid(t *testing.T) {
-	t.Setenv("TCK_CONFIG_REPO", "/srv/tck-config.git")
+	// As written, with no variable set: an example file must be valid out of the box (tck validate).
 	for _, f := range []string{"../../examples/uaa/target.yaml", "../../examples/spring-cloud-config-server/target.yaml"} {
 		tg, err := target.Load(f)
 		if err != nil {

@@ -7,17 +7,22 @@ import (
 	"strings"
 )
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // expandEnv replaces ${VAR} with the variable's value, so that secrets stay out of target files. Only the
 // braced form is expanded: $VAR stays as written, because start and apply commands use $TCK_PORT and the like
-// at run time. A ${VAR} that is not set is an error naming its line, not an empty string.
+// at run time. A ${VAR} that is not set is an error naming its line, not an empty string; ${VAR:-default}, as
+// in the shell, gives the default when VAR is unset or empty, so that an example file is valid as written.
 func expandEnv(text string) (string, error) {
 	var missing []string
 	out := envRef.ReplaceAllStringFunc(text, func(ref string) string {
-		name := ref[2 : len(ref)-1]
+		m := envRef.FindStringSubmatch(ref)
+		name, hasDefault, def := m[1], m[2] != "", m[3]
 		v, ok := os.LookupEnv(name)
-		if !ok {
+		switch {
+		case hasDefault && v == "":
+			return def
+		case !ok:
 			missing = append(missing, name)
 		}
 		return v

@@ -125,6 +125,10 @@ func TestOnlyBracedVariablesAreExpandedAndAMissingOneIsAnError(t *testing.T) {
 	if tg.Services.ConfigServer.Repository.Password != "s3cret" {
 		t.Errorf("password not expanded: %q", tg.Services.ConfigServer.Repository.Password)
 	}
+	tg, err = Parse([]byte("services:\n  configServer: {url: 'http://x', repository: {uri: '${TCK_TEST_UNSET_VARIABLE:-/srv/r.git}', password: '${TCK_TEST_SECRET:-unused}'}}\n"))
+	if err != nil || tg.Services.ConfigServer.Repository.URI != "/srv/r.git" || tg.Services.ConfigServer.Repository.Password != "s3cret" {
+		t.Errorf("${VAR:-default}: err %v, repository %+v", err, tg.Services.ConfigServer.Repository)
+	}
 	_, err = Parse([]byte("services:\n  configServer: {url: 'http://x', repository: {uri: /r, password: '${TCK_TEST_UNSET_VARIABLE}'}}\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 2: ${TCK_TEST_UNSET_VARIABLE} is not set") {
 		t.Errorf("err = %v", err)
