@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
 
@@ -45,7 +46,7 @@ func Start(tb testing.TB) *Server {
 		tb.Fatal("PostgreSQL is not installed; this test runs a real PostgreSQL server. " +
 			"Install it (Debian: apt-get install postgresql, or run scripts/deps.sh as root)")
 	}
-	s := &Server{tb: tb, bin: bin, port: freePort(tb)}
+	s := &Server{tb: tb, bin: bin, port: freeport.Get(tb)}
 	root, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
 		tb.Fatal(err)
@@ -161,18 +162,6 @@ func (s *Server) start() {
 
 func ready(out *syncbuf.Buffer) bool {
 	return strings.Contains(out.String(), "ready to accept connections")
-}
-
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before postgres binds it; start then fails with a clear error.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // exited reports whether the server process is gone (e.g. a taken port).

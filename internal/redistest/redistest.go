@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 )
 
 const startTimeout = 10 * time.Second
@@ -34,7 +36,7 @@ func Start(tb testing.TB) *Server {
 		tb.Fatal("redis-server is not installed; this test runs a real Redis. " +
 			"Install it (Debian: apt-get install redis-server, or run scripts/deps.sh as root)")
 	}
-	s := &Server{tb: tb, port: freePort(tb)}
+	s := &Server{tb: tb, port: freeport.Get(tb)}
 	s.start()
 	tb.Cleanup(s.Stop)
 	return s
@@ -116,16 +118,4 @@ func ping(addr string) error {
 		return fmt.Errorf("answer %q", line)
 	}
 	return nil
-}
-
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before redis-server binds it; start then fails with a clear error.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

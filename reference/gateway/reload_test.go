@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
@@ -143,7 +144,7 @@ func TestPortOffsetAndBusyPort(t *testing.T) {
 	// The HTTPS listener gets a port of its own that is free, so that only the busy one can fail (10443 may be
 	// taken on a machine that runs the compose stack's tests at the same time).
 	yaml := strings.Replace(gatewayYAML, "port: 10080", "port: "+strconv.Itoa(port), 1)
-	yaml = strings.Replace(yaml, "port: 10443}", "port: "+strconv.Itoa(freePort(t))+"}", 1)
+	yaml = strings.Replace(yaml, "port: 10443}", "port: "+strconv.Itoa(freeport.Get(t))+"}", 1)
 	writeFiles(t, dir, map[string]string{"gw.yaml": yaml})
 	_, err = Start(Options{Dir: dir, AccessLog: &syncbuf.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "Gateway default/eg listener http: cannot listen on 127.0.0.1:"+strconv.Itoa(port)) {
@@ -170,15 +171,4 @@ func indent(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
