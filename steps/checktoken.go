@@ -14,7 +14,13 @@ import (
 	"github.com/cucumber/godog"
 )
 
-func (w *world) registerCheckTokenSteps(sc *godog.ScenarioContext) {
+// checkTokenSteps ask the authorization server about tokens the flow got, as resource servers do: check_token,
+// introspection, revocation. They keep no state of their own.
+type checkTokenSteps struct {
+	*flowSteps
+}
+
+func (w *checkTokenSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" checks the access token$`, func(client string) error {
 		return w.checkToken(tokenCheck{client: client, token: "{access_token}"})
 	})
@@ -35,7 +41,6 @@ func (w *world) registerCheckTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" introspects the access token$`, w.introspect)
 	sc.Step(`^the introspection answer says the token is active with the scope "([^"]+)"$`, w.introspectionActive)
 	sc.Step(`^the access token has expired$`, w.untilExpired)
-	sc.Step(`^the answer is (\d{3}) with the error "([^"]+)" and the description "([^"]+)"$`, w.answerIsErrorDescribed)
 	sc.Step(`^the token check answer has:$`, w.tokenCheckHas)
 }
 
@@ -49,7 +54,7 @@ type tokenCheck struct {
 
 // checkToken posts a token to /check_token as a resource server does: HTTP Basic with the client's
 // credentials, the token as the form field "token".
-func (w *world) checkToken(c tokenCheck) error {
+func (w *checkTokenSteps) checkToken(c tokenCheck) error {
 	client, token, err := w.expand2(c.client, c.token)
 	if err != nil {
 		return err
@@ -61,26 +66,26 @@ func (w *world) checkToken(c tokenCheck) error {
 	if c.scopes != "" {
 		form.Set("scopes", c.scopes)
 	}
-	var auth func(*http.Request)
+	var auth *credentials
 	if client != "" {
-		auth = basic(client, cmp.Or(c.secret, w.auth.secrets[client]))
+		auth = &credentials{client, cmp.Or(c.secret, w.ids.secrets[client])}
 	}
 	u, err := w.endpoint("check_token", func(e Endpoints) string { return e.CheckToken })
 	if err != nil {
 		return err
 	}
-	return w.send(http.MethodPost, u, formBody(form), auth)
+	return w.api(request{method: http.MethodPost, url: u, form: form, basic: auth})
 }
 
 // revokeAccessToken revokes the access token at the revocation endpoint (RFC 7009), as the client it was
 // issued to; the endpoint answers 200 whether or not it knew the token.
-func (w *world) revokeAccessToken() error {
+func (w *checkTokenSteps) revokeAccessToken() error {
 	u, err := w.endpoint("revocation", func(e Endpoints) string { return e.Revocation })
 	if err != nil {
 		return err
 	}
 	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	if err := w.send(http.MethodPost, u, formBody(form), basic(w.auth.client, w.auth.secrets[w.auth.client])); err != nil {
+	if err := w.api(request{method: http.MethodPost, url: u, form: form, basic: w.ids.secretOf(w.client)}); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusOK {
@@ -90,7 +95,7 @@ func (w *world) revokeAccessToken() error {
 }
 
 // introspect posts the access token to the introspection endpoint (RFC 7662) as the resource client.
-func (w *world) introspect(client string) error {
+func (w *checkTokenSteps) introspect(client string) error {
 	client, err := w.expand(client)
 	if err != nil {
 		return err
@@ -100,12 +105,12 @@ func (w *world) introspect(client string) error {
 		return err
 	}
 	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	return w.send(http.MethodPost, u, formBody(form), basic(client, w.auth.secrets[client]))
+	return w.api(request{method: http.MethodPost, url: u, form: form, basic: w.ids.secretOf(client)})
 }
 
 // introspectionActive checks an RFC 7662 answer: 200, active true (a JSON boolean), scope a space-separated
 // string that holds the scopes.
-func (w *world) introspectionActive(scopes string) error {
+func (w *checkTokenSteps) introspectionActive(scopes string) error {
 	if err := w.answerIs(http.StatusOK); err != nil {
 		return err
 	}
@@ -130,7 +135,7 @@ func (w *world) introspectionActive(scopes string) error {
 
 // tokenInactive asks the authorization server about the access token the way a resource server would:
 // check_token where the target has it (400 invalid_token), else introspection (active false).
-func (w *world) tokenInactive(client string) error {
+func (w *checkTokenSteps) tokenInactive(client string) error {
 	if _, missing := w.suite.missing[SurfaceCheckToken]; !missing {
 		if err := w.checkToken(tokenCheck{client: client, token: "{access_token}"}); err != nil {
 			return err
@@ -153,22 +158,11 @@ func (w *world) tokenInactive(client string) error {
 	return nil
 }
 
-func (w *world) answerIsErrorDescribed(status int, code, description string) error {
-	if err := w.answerIsError(status, code); err != nil {
-		return err
-	}
-	obj, _ := w.jsonObject()
-	if obj["error_description"] != description {
-		return w.failf("error_description is %v, want %q", obj["error_description"], description)
-	}
-	return nil
-}
-
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // tokenCheckHas checks each field of the answer for its JSON type and value. Values are literal (placeholders
 // expanded), a space-separated set for arrays, or one of: any, later than now, now or earlier.
-func (w *world) tokenCheckHas(table *godog.Table) error {
+func (w *checkTokenSteps) tokenCheckHas(table *godog.Table) error {
 	obj, err := w.jsonObject()
 	if err != nil {
 		return err

@@ -21,7 +21,13 @@ import (
 // The Chromium steps walk the greeting flow in a real headless browser, typing and clicking as a person
 // would; forms are found by meaning (the password field, the user_oauth_approval button).
 
-func (w *world) registerChromiumSteps(sc *godog.ScenarioContext) {
+// chromiumSteps drive one headless Chromium, started by the scenario that needs it and closed at its end.
+type chromiumSteps struct {
+	*scenario
+	chrome *chrome
+}
+
+func (w *chromiumSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^Chromium opens the greeting client$`, w.chromiumOpensGreeting)
 	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" in Chromium$`, w.chromiumSignsIn)
 	sc.Step(`^approves the scopes in Chromium$`, w.chromiumApproves)
@@ -83,7 +89,7 @@ func startChrome() (*chrome, error) {
 	}}, nil
 }
 
-func (w *world) chromiumOpensGreeting() error {
+func (w *chromiumSteps) chromiumOpensGreeting() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
@@ -96,7 +102,7 @@ func (w *world) chromiumOpensGreeting() error {
 
 // chromiumPage parses the page Chromium shows, with the target's page rules, so that the rules by meaning
 // that find sign-in and consent controls over HTTP find them here too.
-func (w *world) chromiumPage() (*page, error) {
+func (w *chromiumSteps) chromiumPage() (*page, error) {
 	if w.chrome == nil {
 		return nil, errors.New("Chromium was not started in this scenario")
 	}
@@ -123,7 +129,7 @@ func (w *world) chromiumPage() (*page, error) {
 	return b.parse(rules)
 }
 
-func (w *world) chromiumSignsIn(user, password string) error {
+func (w *chromiumSteps) chromiumSignsIn(user, password string) error {
 	user, password, err := w.expand2(user, password)
 	if err != nil {
 		return err
@@ -149,17 +155,16 @@ func (w *world) chromiumSignsIn(user, password string) error {
 }
 
 // chromiumApproves clicks the approve control the rules by meaning find on the consent page.
-func (w *world) chromiumApproves() error {
+func (w *chromiumSteps) chromiumApproves() error {
 	var c *consent
-	for deadline := time.Now().Add(20 * time.Second); c == nil && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		p, err := w.chromiumPage()
-		if err != nil {
-			continue
+	err := w.until(chromiumWait, "Chromium to show a consent page (a form with an approve control)", func() (bool, error) {
+		if p, err := w.chromiumPage(); err == nil {
+			c, _ = p.consentPage()
 		}
-		c, _ = p.consentPage()
-	}
-	if c == nil {
-		return errors.New("Chromium shows no consent page (a form with an approve control) within 20s")
+		return c != nil, nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, cb := range c.checkboxes {
 		if !hasAttr(cb, "checked") {
@@ -175,7 +180,7 @@ func (w *world) chromiumApproves() error {
 // the page marks as one (class or id "fortune", or a blockquote) holds text, and the client, asked for the
 // page's attributes as JSON with the browser's own session cookies, has a fortune for this session. (The
 // fortune differs from request to request, so the two cannot be compared word for word.)
-func (w *world) chromiumShowsFortune() error {
+func (w *chromiumSteps) chromiumShowsFortune() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
@@ -197,7 +202,7 @@ func (w *world) chromiumShowsFortune() error {
 }
 
 // fortuneWithChromeSession asks the greeting client for its page as JSON, presenting Chromium's cookies.
-func (w *world) fortuneWithChromeSession(base string) (string, error) {
+func (w *chromiumSteps) fortuneWithChromeSession(base string) (string, error) {
 	cookies, err := chromedp.Run(w.chrome.ctx, func(ctx context.Context, t *chromedp.Target) ([]*network.Cookie, error) {
 		r, err := cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/"}})
 		return r.Cookies, err
@@ -213,6 +218,7 @@ func (w *world) fortuneWithChromeSession(base string) (string, error) {
 	for _, c := range cookies {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 	}
+	// Built by hand: the cookies are Chromium's session, presented as they are.
 	if err := w.do(req); err != nil {
 		return "", err
 	}
@@ -223,28 +229,29 @@ func (w *world) fortuneWithChromeSession(base string) (string, error) {
 	return fortune, err
 }
 
-// chromiumWaitFor evaluates a predicate every 100ms for up to 20s. It asks anew each time, because the page
+// chromiumWait bounds every wait for the page Chromium shows.
+const chromiumWait = 20 * time.Second
+
+// chromiumWaitFor evaluates a predicate until it holds, 20s at most. It asks anew each time, because the page
 // may navigate (sign-in, consent, the redirects back) while it waits, and an evaluation on a page that goes
-// away fails without meaning anything.
-func (w *world) chromiumWaitFor(predicate string) error {
+// away fails without meaning anything: the last such failure is reported if the wait ends without success.
+func (w *chromiumSteps) chromiumWaitFor(predicate string) error {
 	if w.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
 	var last error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	err := w.until(chromiumWait, "Chromium's page to hold "+predicate, func() (bool, error) {
 		ok, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[bool](predicate))
-		if err == nil && ok {
-			return nil
-		}
 		last = err
+		return err == nil && ok, nil
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("%w (the last evaluation: %v)", err, last)
 	}
-	if last == nil {
-		last = errors.New("not true within 20s: " + predicate)
-	}
-	return last
+	return err
 }
 
-func (w *world) chromiumScreenshot(name string) error {
+func (w *chromiumSteps) chromiumScreenshot(name string) error {
 	if w.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
@@ -262,7 +269,7 @@ func (w *world) chromiumScreenshot(name string) error {
 	return os.WriteFile(filepath.Join(dir, name), png, 0o644)
 }
 
-func (w *world) inChrome(actions ...chromedp.Action[chromedp.Void]) error {
+func (w *chromiumSteps) inChrome(actions ...chromedp.Action[chromedp.Void]) error {
 	if w.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}

@@ -11,7 +11,28 @@ import (
 	"github.com/cucumber/godog"
 )
 
-func (w *world) registerConfigAppSteps(sc *godog.ScenarioContext) {
+// configAppSteps are the instances of the configuration application a scenario started and the credentials
+// its requests to them carry.
+type configAppSteps struct {
+	*scenario
+	// instances are stopped when the scenario ends; user and passwords (one per instance, or one for all)
+	// are the HTTP Basic credentials sent to them.
+	instances []Instance
+	user      string
+	passwords []string
+}
+
+func (w *configAppSteps) register(sc *godog.ScenarioContext) {
+	sc.After(w.stopInstances)
+	if w.suite.env.ConfigApp != nil {
+		w.lazy["quotes"] = func() (string, error) {
+			q, err := w.suite.quoteSource()
+			if err != nil {
+				return "", err
+			}
+			return q.base, nil
+		}
+	}
 	sc.Step(`^an instance of "([^"]+)" is started$`, func(ctx context.Context, app string) error {
 		return w.startInstances(ctx, app, startOptions{n: 1})
 	})
@@ -28,16 +49,16 @@ func (w *world) registerConfigAppSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^I open the greeting page$`, func() error { return w.openPage(0, "/") })
 	sc.Step(`^I open the quote page$`, func() error { return w.openPage(0, "/random-quote") })
 	sc.Step(`^I send "(GET|POST) ([^"]+)" to the application$`, func(method, path string) error {
-		return w.requestApp(0, method, path, requestOptions{credentials: true})
-	})
-	sc.Step(`^I send "(GET|POST) ([^"]+)" to the application without credentials$`, func(method, path string) error {
 		return w.requestApp(0, method, path, requestOptions{})
 	})
+	sc.Step(`^I send "(GET|POST) ([^"]+)" to the application without credentials$`, func(method, path string) error {
+		return w.requestApp(0, method, path, requestOptions{signIn: anonymous})
+	})
 	sc.Step(`^I send "(GET|POST) ([^"]+)" to the application with the password "([^"]+)"$`, func(method, path, password string) error {
-		return w.requestApp(0, method, path, requestOptions{credentials: true, password: password})
+		return w.requestApp(0, method, path, requestOptions{password: password})
 	})
 	sc.Step(`^I send "(GET|POST) ([^"]+)" to instance (\d)$`, func(method, path string, n int) error {
-		return w.requestApp(n-1, method, path, requestOptions{credentials: true})
+		return w.requestApp(n-1, method, path, requestOptions{})
 	})
 	sc.Step(`^the page has the attribute "([^"]+)"$`, w.pageHas)
 	sc.Step(`^the page has no attribute "([^"]+)"$`, w.pageHasNo)
@@ -48,7 +69,7 @@ func (w *world) registerConfigAppSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^within (\d+) seconds the greeting page of every instance has the attribute "([^"]+)"$`, w.eventuallyEveryInstanceHas)
 }
 
-func (w *world) configApp() (*ConfigApp, error) {
+func (w *configAppSteps) configApp() (*ConfigApp, error) {
 	ca := w.suite.env.ConfigApp
 	if ca == nil {
 		return nil, fmt.Errorf("the target declares no configApp")
@@ -67,7 +88,7 @@ type startOptions struct {
 
 // startInstances starts instances of an application, stopped when the scenario ends, and keeps the credentials
 // requests to them carry: with default security the password of each, read from its log.
-func (w *world) startInstances(ctx context.Context, app string, o startOptions) error {
+func (w *configAppSteps) startInstances(ctx context.Context, app string, o startOptions) error {
 	ca, err := w.configApp()
 	if err != nil {
 		return err
@@ -88,7 +109,7 @@ func (w *world) startInstances(ctx context.Context, app string, o startOptions) 
 	return w.passwordsFromLogs()
 }
 
-func (w *world) stopInstances(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+func (w *configAppSteps) stopInstances(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	for _, inst := range w.instances {
 		inst.Stop()
 	}
@@ -96,7 +117,7 @@ func (w *world) stopInstances(ctx context.Context, _ *godog.Scenario, err error)
 	return ctx, nil
 }
 
-func (w *world) instance(i int) (Instance, error) {
+func (w *configAppSteps) instance(i int) (Instance, error) {
 	if i < 0 || i >= len(w.instances) {
 		return nil, fmt.Errorf("instance %d was not started (%d running)", i+1, len(w.instances))
 	}
@@ -107,24 +128,24 @@ var generatedPassword = regexp.MustCompile(`Using default security password: (\S
 
 // passwordsFromLogs reads the generated password of user "user" from every instance's log: it is written at
 // start, but a slow log writer may lag, so the log is read for up to 5 seconds.
-func (w *world) passwordsFromLogs() error {
+func (w *configAppSteps) passwordsFromLogs() error {
 	w.user, w.passwords = "user", nil
 	for i, inst := range w.instances {
 		var m []string
-		for deadline := time.Now().Add(5 * time.Second); m == nil && time.Now().Before(deadline); {
-			if m = generatedPassword.FindStringSubmatch(inst.Log()); m == nil {
-				time.Sleep(50 * time.Millisecond)
-			}
-		}
-		if m == nil {
-			return fmt.Errorf("instance %d's log has no line %q", i+1, "Using default security password: ...")
+		what := fmt.Sprintf("instance %d's log to have a line %q", i+1, "Using default security password: ...")
+		err := w.until(5*time.Second, what, func() (bool, error) {
+			m = generatedPassword.FindStringSubmatch(inst.Log())
+			return m != nil, nil
+		})
+		if err != nil {
+			return err
 		}
 		w.passwords = append(w.passwords, m[1])
 	}
 	return nil
 }
 
-func (w *world) authenticate(user, password string) error {
+func (w *configAppSteps) authenticate(user, password string) error {
 	user, password, err := w.expand2(user, password)
 	if err != nil {
 		return err
@@ -133,15 +154,23 @@ func (w *world) authenticate(user, password string) error {
 	return nil
 }
 
+// signIn is whether a request to an instance carries credentials.
+type signIn int
+
+const (
+	asUser    signIn = iota // the instance's user and password
+	anonymous               // no credentials
+)
+
 // requestOptions say what a request to an instance carries.
 type requestOptions struct {
-	// credentials sends the instance's user and password; password, when set, replaces the password.
-	credentials bool
-	password    string
-	accept      string
+	signIn signIn
+	// password, when set, replaces the instance's password.
+	password string
+	accept   string
 }
 
-func (w *world) requestApp(i int, method, path string, o requestOptions) error {
+func (w *configAppSteps) requestApp(i int, method, path string, o requestOptions) error {
 	inst, err := w.instance(i)
 	if err != nil {
 		return err
@@ -149,28 +178,22 @@ func (w *world) requestApp(i int, method, path string, o requestOptions) error {
 	if path, err = w.expand(path); err != nil {
 		return err
 	}
-	req, err := http.NewRequest(method, inst.URL()+path, nil)
-	if err != nil {
-		return err
-	}
-	if o.accept != "" {
-		req.Header.Set("Accept", o.accept)
-	}
-	if o.credentials {
+	r := request{method: method, url: inst.URL() + path, accept: o.accept}
+	if o.signIn == asUser {
 		password := w.passwords[min(i, len(w.passwords)-1)]
 		if o.password != "" {
 			if password, err = w.expand(o.password); err != nil {
 				return err
 			}
 		}
-		req.SetBasicAuth(w.user, password)
+		r.user = &credentials{w.user, password}
 	}
-	return w.do(req)
+	return w.send(r)
 }
 
 // openPage asks for a page's attributes as JSON, as the application offers them to harnesses.
-func (w *world) openPage(i int, path string) error {
-	if err := w.requestApp(i, http.MethodGet, path, requestOptions{credentials: true, accept: "application/json"}); err != nil {
+func (w *configAppSteps) openPage(i int, path string) error {
+	if err := w.requestApp(i, http.MethodGet, path, requestOptions{accept: "application/json"}); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusOK {
@@ -179,34 +202,7 @@ func (w *world) openPage(i int, path string) error {
 	return nil
 }
 
-func (w *world) pageAttribute(name string) (string, bool, error) {
-	obj, err := w.jsonObject()
-	if err != nil {
-		return "", false, err
-	}
-	attr, ok := obj[name]
-	if !ok || attr == nil {
-		return "", false, nil
-	}
-	s, ok := attr.(string)
-	if !ok {
-		return "", true, w.failf("attribute %q is %s, want a string", name, mustJSON(attr))
-	}
-	return s, true, nil
-}
-
-func (w *world) pageHas(name string) error {
-	v, ok, err := w.pageAttribute(name)
-	if err != nil {
-		return err
-	}
-	if !ok || strings.TrimSpace(v) == "" {
-		return w.failf("the page has no (or an empty) attribute %q", name)
-	}
-	return nil
-}
-
-func (w *world) pageHasNo(name string) error {
+func (w *configAppSteps) pageHasNo(name string) error {
 	v, ok, err := w.pageAttribute(name)
 	if err != nil {
 		return err
@@ -217,7 +213,7 @@ func (w *world) pageHasNo(name string) error {
 	return nil
 }
 
-func (w *world) pageAttributeIs(name, want string) error {
+func (w *configAppSteps) pageAttributeIs(name, want string) error {
 	want, err := w.expand(want)
 	if err != nil {
 		return err
@@ -232,7 +228,7 @@ func (w *world) pageAttributeIs(name, want string) error {
 	return nil
 }
 
-func (w *world) answerListsKey(key string) error {
+func (w *configAppSteps) answerListsKey(key string) error {
 	a, err := w.answer()
 	if err != nil {
 		return err
@@ -253,7 +249,7 @@ func (w *world) answerListsKey(key string) error {
 	return w.failf("the changed keys %s do not include %q", mustJSON(keys), key)
 }
 
-func (w *world) answerAsksForBasic() error {
+func (w *configAppSteps) answerAsksForBasic() error {
 	a, err := w.answer()
 	if err != nil {
 		return err
@@ -267,7 +263,7 @@ func (w *world) answerAsksForBasic() error {
 	return nil
 }
 
-func (w *world) quoteSourceServes(path, quote string) error {
+func (w *configAppSteps) quoteSourceServes(path, quote string) error {
 	path, quote, err := w.expand2(path, quote)
 	if err != nil {
 		return err
@@ -280,27 +276,30 @@ func (w *world) quoteSourceServes(path, quote string) error {
 	return nil
 }
 
-// eventuallyEveryInstanceHas polls each instance's greeting page: the bus delivers asynchronously, so this is
-// the one place a scenario waits, bounded by the spec'd seconds.
-func (w *world) eventuallyEveryInstanceHas(seconds int, name string) error {
-	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
-	for i := range w.instances {
-		for {
+// eventuallyEveryInstanceHas polls the instances' greeting pages: the bus delivers asynchronously, so this is
+// the one place a scenario waits, bounded by the spec'd seconds for all instances together.
+func (w *configAppSteps) eventuallyEveryInstanceHas(seconds int, name string) error {
+	waiting := make([]bool, len(w.instances))
+	for i := range waiting {
+		waiting[i] = true
+	}
+	what := fmt.Sprintf("the greeting page of every instance to have %q", name)
+	return w.until(time.Duration(seconds)*time.Second, what, func() (bool, error) {
+		done := true
+		for i := range w.instances {
+			if !waiting[i] {
+				continue
+			}
 			if err := w.openPage(i, "/"); err != nil {
-				return err
+				return false, err
 			}
 			v, ok, err := w.pageAttribute(name)
 			if err != nil {
-				return err
+				return false, err
 			}
-			if ok && v != "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				return w.failf("instance %d's greeting page still has no %q after %ds", i+1, name, seconds)
-			}
-			time.Sleep(100 * time.Millisecond)
+			waiting[i] = !ok || v == ""
+			done = done && !waiting[i]
 		}
-	}
-	return nil
+		return done, nil
+	})
 }

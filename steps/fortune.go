@@ -15,7 +15,12 @@ import (
 	"github.com/cucumber/godog"
 )
 
-func (w *world) registerFortuneSteps(sc *godog.ScenarioContext) {
+// fortuneSteps call the fortune service with the tokens the scenario holds; they keep no state of their own.
+type fortuneSteps struct {
+	*scenario
+}
+
+func (w *fortuneSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the fortune service is called at "([^"]+)" with the access token$`, func(path string) error {
 		return w.callFortune(path, w.vars["access_token"])
 	})
@@ -53,22 +58,15 @@ func (w *world) registerFortuneSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer is (\d{3}) with a Bearer challenge with the error "([^"]+)"$`, w.bearerChallenge)
 }
 
-func (w *world) callFortune(path, token string) error {
+func (w *fortuneSteps) callFortune(path, token string) error {
 	f := w.suite.env.Fortune
 	if f == nil {
 		return fmt.Errorf("the target declares no fortune service")
 	}
-	req, err := http.NewRequest(http.MethodGet, f.URL+path, nil)
-	if err != nil {
-		return err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	return w.do(req)
+	return w.send(request{method: http.MethodGet, url: f.URL + path, bearer: token})
 }
 
-func (w *world) answerIsFortune() error {
+func (w *fortuneSteps) answerIsFortune() error {
 	a, err := w.answer()
 	if err != nil {
 		return err
@@ -86,7 +84,7 @@ func (w *world) answerIsFortune() error {
 }
 
 // requestRefused accepts any refusal: the spec leaves status and body open, but a refusal is a 4xx answer.
-func (w *world) requestRefused() error {
+func (w *fortuneSteps) requestRefused() error {
 	a, err := w.answer()
 	if err != nil {
 		return err
@@ -99,7 +97,7 @@ func (w *world) requestRefused() error {
 
 // bearerChallenge checks an RFC 6750 refusal: the status, a Bearer challenge and its error attribute, or no
 // error attribute at all when want is empty (a request that sent no token).
-func (w *world) bearerChallenge(status int, want string) error {
+func (w *fortuneSteps) bearerChallenge(status int, want string) error {
 	if err := w.answerIs(status); err != nil {
 		return err
 	}
@@ -119,7 +117,7 @@ func (w *world) bearerChallenge(status int, want string) error {
 
 // forgedToken is a well-formed RS256 JWT with every claim a real token has, signed by a key the
 // authorization server never saw: a resource server that accepts it does not validate tokens.
-func (w *world) forgedToken() (string, error) {
+func (w *fortuneSteps) forgedToken() (string, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return "", err

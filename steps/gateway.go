@@ -7,8 +7,8 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/go-resty/resty/v2"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,32 +40,48 @@ type GatewayInstance struct {
 	HTTP, HTTPS string
 }
 
-// gatewayState is a scenario's routes (name to host) and the answers its requests got, in order.
-type gatewayState struct {
+// gatewaySteps are a scenario's routes (name to host) and the answers its requests got, in order. Each answer
+// keeps when its request was sent and answered: the window a counter is in depends on the moment, so
+// x-ratelimit-reset is checked against both.
+type gatewaySteps struct {
+	*scenario
 	routes  map[string]string
-	answers []gatewayAnswer
+	answers []*exchange
+	// client trusts the gateway's self-signed certificate and records each answer as the scenario's last.
+	client *resty.Client
 }
 
-// gatewayAnswer is one answer of the gateway and when its request was sent and answered: the window a
-// counter is in depends on the moment, so x-ratelimit-reset is checked against both.
-type gatewayAnswer struct {
-	*exchange
-	sent, received time.Time
-}
+// listener is the gateway listener requests go to.
+type listener int
+
+const (
+	plainHTTP listener = iota
+	overHTTPS
+)
+
+// spread is how requests are spread over the gateway's instances.
+type spread int
+
+const (
+	firstInstance spread = iota
+	alternately          // through instances 1 and 2 in turn
+)
 
 // sendOptions say how a scenario's requests reach the gateway.
 type sendOptions struct {
 	method string
 	// route is the route the requests are for; empty: the scenario's own, {route}.
-	route string
-	// https sends them to the HTTPS listeners; alternate through instances 1 and 2 in turn.
-	https, alternate bool
+	route    string
+	listener listener
+	spread   spread
 	// headers are sent with every request; turns, when set, are sent one per request in turn instead.
 	headers map[string]string
 	turns   []map[string]string
 }
 
-func (w *world) registerGatewaySteps(sc *godog.ScenarioContext) {
+func (w *gatewaySteps) register(sc *godog.ScenarioContext) {
+	w.routes = map[string]string{}
+	w.client = newRestyClient(gatewayClient, w.record)
 	w.vars["other_route"], w.vars["other_host"] = w.vars["route"]+"-other", "other-"+w.vars["host"]
 	sc.Step(`^an upstream that counts the requests it receives$`, w.upstreamRuns)
 	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, w.routeToUpstream)
@@ -76,10 +93,10 @@ func (w *world) registerGatewaySteps(sc *godog.ScenarioContext) {
 		return w.sendHeaders(n, h1+"\n"+h2, sendOptions{method: "GET"})
 	})
 	sc.Step(`^(\d+) (GET|HEAD) requests with "([^"]+)" are sent to the route over HTTPS$`, func(n int, method, h string) error {
-		return w.sendHeaders(n, h, sendOptions{method: method, https: true})
+		return w.sendHeaders(n, h, sendOptions{method: method, listener: overHTTPS})
 	})
 	sc.Step(`^(\d+) requests with "([^"]+)" are sent to the route, alternately through instances 1 and 2$`, func(n int, h string) error {
-		return w.sendHeaders(n, h, sendOptions{method: "GET", alternate: true})
+		return w.sendHeaders(n, h, sendOptions{method: "GET", spread: alternately})
 	})
 	sc.Step(`^(\d+) requests with "([^"]+)" are sent to the route within one Second window$`, func(n int, h string) error {
 		waitForWindowStart(time.Second)
@@ -97,7 +114,7 @@ func (w *world) registerGatewaySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^request (\d+) is answered 429 with the headers:$`, w.requestLimited)
 	sc.Step(`^every answer has the header "([^"]+)" "([^"]+)"$`, w.everyAnswerHas)
 	sc.Step(`^requests (\d+) to (\d+) pass without rate-limit headers$`, w.passUnlimited)
-	sc.Step(`^every request passes without rate-limit headers$`, func() error { return w.passUnlimited(1, len(w.gw.answers)) })
+	sc.Step(`^every request passes without rate-limit headers$`, func() error { return w.passUnlimited(1, len(w.answers)) })
 	sc.Step(`^the upstream received (\d+) requests for the route(?: "([^"]+)")?$`, w.upstreamReceived)
 	sc.Step(`^the upstream received every request that passed$`, w.upstreamReceivedPassed)
 	sc.Step(`^the x-ratelimit-reset of request (\d+) is the number of seconds left in its (\d+)-second window$`, w.resetCountsDown)
@@ -105,7 +122,7 @@ func (w *world) registerGatewaySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the access log line of request (\d+) has:$`, w.accessLogHas)
 }
 
-func (w *world) gateway() (*Gateway, error) {
+func (w *gatewaySteps) gateway() (*Gateway, error) {
 	g := w.suite.env.Gateway
 	if g == nil || len(g.Instances) == 0 {
 		return nil, fmt.Errorf("the target declares no gateway")
@@ -113,13 +130,13 @@ func (w *world) gateway() (*Gateway, error) {
 	return g, nil
 }
 
-func (w *world) upstreamRuns() error {
+func (w *gatewaySteps) upstreamRuns() error {
 	_, err := w.suite.upstreamServer()
 	return err
 }
 
 // expandTemplate reads a template of features/testdata/gateway and fills in the scenario's names.
-func (w *world) expandTemplate(template string, names map[string]string) (string, error) {
+func (w *gatewaySteps) expandTemplate(template string, names map[string]string) (string, error) {
 	g, err := w.gateway()
 	if err != nil {
 		return "", err
@@ -137,7 +154,7 @@ func (w *world) expandTemplate(template string, names map[string]string) (string
 
 // routeToUpstream applies a route for a host and waits, on every instance, until the gateway routes it (a
 // manifest takes effect asynchronously).
-func (w *world) routeToUpstream(ctx context.Context, route, host string) error {
+func (w *gatewaySteps) routeToUpstream(ctx context.Context, route, host string) error {
 	route, host, err := w.expand2(route, host)
 	if err != nil {
 		return err
@@ -158,10 +175,7 @@ func (w *world) routeToUpstream(ctx context.Context, route, host string) error {
 	if err := g.Apply(ctx, route+"-route", []byte(manifest)); err != nil {
 		return err
 	}
-	if w.gw.routes == nil {
-		w.gw.routes = map[string]string{}
-	}
-	w.gw.routes[route] = host
+	w.routes[route] = host
 	return w.onEveryInstance(g, "the gateway to route "+host, func(inst GatewayInstance) (bool, error) {
 		ex, err := w.routeRequest(inst.HTTP, "GET", route, map[string]string{"x-tck-probe": randomID()})
 		return err == nil && ex.status != http.StatusNotFound, nil
@@ -170,7 +184,7 @@ func (w *world) routeToUpstream(ctx context.Context, route, host string) error {
 
 // onEveryInstance waits, 15 seconds at most, until done holds on every gateway instance: each instance loads a
 // manifest on its own, and a scenario may send its requests to any of them.
-func (w *world) onEveryInstance(g *Gateway, what string, done func(GatewayInstance) (bool, error)) error {
+func (w *gatewaySteps) onEveryInstance(g *Gateway, what string, done func(GatewayInstance) (bool, error)) error {
 	for i, inst := range g.Instances {
 		err := w.until(15*time.Second, fmt.Sprintf("%s on instance %d (%s)", what, i+1, inst.HTTP), func() (bool, error) {
 			return done(inst)
@@ -242,7 +256,7 @@ func (p *policyManifest) window() time.Duration {
 // headers, then until the current window has room for a scenario: it has run a few seconds (so that the
 // seconds left in it tell a reset at its end from a whole window) and has enough left for the scenario's
 // requests to fall into it. A Second window is aligned by the step that sends within it.
-func (w *world) applyPolicy(ctx context.Context, template, route string) error {
+func (w *gatewaySteps) applyPolicy(ctx context.Context, template, route string) error {
 	route = cmp.Or(route, "{route}")
 	route, err := w.expand(route)
 	if err != nil {
@@ -271,7 +285,7 @@ func (w *world) applyPolicy(ctx context.Context, template, route string) error {
 		return err
 	}
 	for _, target := range targets {
-		if _, ok := w.gw.routes[target]; !ok {
+		if _, ok := w.routes[target]; !ok {
 			return fmt.Errorf("the policy %s targets %s, a route this scenario did not apply", template, target)
 		}
 		err := w.onEveryInstance(g, "the policy "+template+" to take effect on "+target, func(inst GatewayInstance) (bool, error) {
@@ -286,21 +300,6 @@ func (w *world) applyPolicy(ctx context.Context, template, route string) error {
 		waitForRoom(win, 2*time.Second, 8*time.Second)
 	}
 	return nil
-}
-
-func (w *world) until(limit time.Duration, what string, done func() (bool, error)) error {
-	for deadline := time.Now().Add(limit); ; time.Sleep(50 * time.Millisecond) {
-		ok, err := done()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return w.failf("waited %s for %s", limit, what)
-		}
-	}
 }
 
 // windowPosition is how far into its epoch-aligned window of length win the moment t is, and how much is left.
@@ -326,29 +325,23 @@ func waitForWindowStart(win time.Duration) {
 	time.Sleep(left + 20*time.Millisecond)
 }
 
-// routeRequest sends one request for a route's host to a listener, with headers and a request id.
-func (w *world) routeRequest(base, method, route string, headers map[string]string) (*exchange, error) {
-	host, ok := w.gw.routes[route]
+// routeRequest sends one request for a route's host to a listener, with headers and a request id, and returns
+// its answer (also the scenario's last).
+func (w *gatewaySteps) routeRequest(base, method, route string, headers map[string]string) (*exchange, error) {
+	host, ok := w.routes[route]
 	if !ok {
 		return nil, fmt.Errorf("the scenario applied no route %s", route)
 	}
-	req, err := http.NewRequest(method, base+"/"+route, nil)
+	h := maps.Clone(headers)
+	if h == nil {
+		h = map[string]string{}
+	}
+	h["Host"], h["x-request-id"] = host, "tck-"+randomID()
+	ex, err := w.sendWith(w.client, request{method: method, url: base + "/" + route, header: h})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (Host %s)", err, host)
 	}
-	req.Host = host
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	id := "tck-" + randomID()
-	req.Header.Set("x-request-id", id)
-	resp, err := gatewayClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s (Host %s): %w", method, req.URL, req.Host, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return &exchange{method: method, url: req.URL.String() + " x-request-id=" + id, status: resp.StatusCode, header: resp.Header, body: body}, nil
+	return ex, nil
 }
 
 // gatewayClient trusts the gateway's self-signed certificate: the suite tests rate limits, not PKI.
@@ -358,25 +351,8 @@ var gatewayClient = &http.Client{
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
-// header parses "name: value" lines and fills in placeholders.
-func (w *world) header(text string) (map[string]string, error) {
-	h := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		name, value, ok := strings.Cut(line, ": ")
-		if !ok {
-			return nil, fmt.Errorf("%q is not a header: write name: value", line)
-		}
-		value, err := w.expand(value)
-		if err != nil {
-			return nil, err
-		}
-		h[name] = value
-	}
-	return h, nil
-}
-
-func (w *world) sendHeaders(n int, text string, o sendOptions) error {
-	h, err := w.header(text)
+func (w *gatewaySteps) sendHeaders(n int, text string, o sendOptions) error {
+	h, err := w.headerLines(text)
 	if err != nil {
 		return err
 	}
@@ -384,7 +360,7 @@ func (w *world) sendHeaders(n int, text string, o sendOptions) error {
 	return w.sendToRoute(n, o)
 }
 
-func (w *world) sendToRoute(n int, o sendOptions) error {
+func (w *gatewaySteps) sendToRoute(n int, o sendOptions) error {
 	g, err := w.gateway()
 	if err != nil {
 		return err
@@ -392,40 +368,38 @@ func (w *world) sendToRoute(n int, o sendOptions) error {
 	if o.route, err = w.expand(cmp.Or(o.route, "{route}")); err != nil {
 		return err
 	}
-	if o.alternate && len(g.Instances) < 2 {
+	if o.spread == alternately && len(g.Instances) < 2 {
 		return fmt.Errorf("the target declares %d gateway instance(s); this scenario needs 2", len(g.Instances))
 	}
 	for i := 0; i < n; i++ {
 		inst := g.Instances[0]
-		if o.alternate {
+		if o.spread == alternately {
 			inst = g.Instances[i%2]
 		}
 		base := inst.HTTP
-		if o.https {
+		if o.listener == overHTTPS {
 			if base = inst.HTTPS; base == "" {
 				return fmt.Errorf("the target declares no HTTPS listener for the gateway")
 			}
 		}
 		headers := o.headers
 		if len(o.turns) > 0 {
-			headers = o.turns[len(w.gw.answers)%len(o.turns)]
+			headers = o.turns[len(w.answers)%len(o.turns)]
 		}
-		sent := time.Now()
 		ex, err := w.routeRequest(base, o.method, o.route, headers)
 		if err != nil {
 			return err
 		}
-		w.gw.answers = append(w.gw.answers, gatewayAnswer{exchange: ex, sent: sent, received: time.Now()})
-		w.last = ex
+		w.answers = append(w.answers, ex)
 	}
 	return nil
 }
 
 // sendUntilLimited sends requests with two header values in turn until one is answered 429.
-func (w *world) sendUntilLimited(first, second string, most int) error {
+func (w *gatewaySteps) sendUntilLimited(first, second string, most int) error {
 	var turns []map[string]string
 	for _, text := range []string{first, second} {
-		h, err := w.header(text)
+		h, err := w.headerLines(text)
 		if err != nil {
 			return err
 		}
@@ -442,8 +416,8 @@ func (w *world) sendUntilLimited(first, second string, most int) error {
 	return w.failf("%d requests passed; the route's limit never answered 429", most)
 }
 
-func (w *world) lastLimitedWith(name, want string) error {
-	if err := w.requestLimited(len(w.gw.answers), nil); err != nil {
+func (w *gatewaySteps) lastLimitedWith(name, want string) error {
+	if err := w.requestLimited(len(w.answers), nil); err != nil {
 		return err
 	}
 	if got := w.last.header.Get(name); got != want {
@@ -452,17 +426,18 @@ func (w *world) lastLimitedWith(name, want string) error {
 	return nil
 }
 
-func (w *world) answerNo(i int) (gatewayAnswer, error) {
-	if i < 1 || i > len(w.gw.answers) {
-		return gatewayAnswer{}, fmt.Errorf("request %d was not sent (%d were)", i, len(w.gw.answers))
+// answerNo is the answer to request i (from 1), made the scenario's last so that a failure shows it.
+func (w *gatewaySteps) answerNo(i int) (*exchange, error) {
+	if i < 1 || i > len(w.answers) {
+		return nil, fmt.Errorf("request %d was not sent (%d were)", i, len(w.answers))
 	}
-	a := w.gw.answers[i-1]
-	w.last = a.exchange
+	a := w.answers[i-1]
+	w.last = a
 	return a, nil
 }
 
 // remaining reads x-ratelimit-remaining of answer i as the integer it must be.
-func (w *world) remaining(i int) (int, error) {
+func (w *gatewaySteps) remaining(i int) (int, error) {
 	a, err := w.answerNo(i)
 	if err != nil {
 		return 0, err
@@ -474,7 +449,7 @@ func (w *world) remaining(i int) (int, error) {
 	return n, nil
 }
 
-func (w *world) passes(i int) error {
+func (w *gatewaySteps) passes(i int) error {
 	a, err := w.answerNo(i)
 	if err != nil {
 		return err
@@ -485,7 +460,7 @@ func (w *world) passes(i int) error {
 	return nil
 }
 
-func (w *world) requestPasses(i, remaining int) error {
+func (w *gatewaySteps) requestPasses(i, remaining int) error {
 	if err := w.passes(i); err != nil {
 		return err
 	}
@@ -499,7 +474,7 @@ func (w *world) requestPasses(i, remaining int) error {
 	return nil
 }
 
-func (w *world) requestsPass(i, j int) error {
+func (w *gatewaySteps) requestsPass(i, j int) error {
 	if err := w.passes(i); err != nil {
 		return err
 	}
@@ -508,9 +483,9 @@ func (w *world) requestsPass(i, j int) error {
 
 // remainingCountsDown checks that every answer before the last passed, each with one request fewer left than
 // the answer before it: the requests spent one counter, whatever their headers.
-func (w *world) remainingCountsDown() error {
+func (w *gatewaySteps) remainingCountsDown() error {
 	prev := -1
-	for i := 1; i < len(w.gw.answers); i++ {
+	for i := 1; i < len(w.answers); i++ {
 		if err := w.passes(i); err != nil {
 			return err
 		}
@@ -526,7 +501,7 @@ func (w *world) remainingCountsDown() error {
 	return nil
 }
 
-func (w *world) requestLimited(i int, table *godog.Table) error {
+func (w *gatewaySteps) requestLimited(i int, table *godog.Table) error {
 	a, err := w.answerNo(i)
 	if err != nil {
 		return err
@@ -547,10 +522,10 @@ func (w *world) requestLimited(i int, table *godog.Table) error {
 	return nil
 }
 
-func (w *world) everyAnswerHas(name, want string) error {
-	for i, a := range w.gw.answers {
+func (w *gatewaySteps) everyAnswerHas(name, want string) error {
+	for i, a := range w.answers {
 		if got := a.header.Get(name); got != want {
-			w.last = a.exchange
+			w.last = a
 			return w.failf("request %d: header %s is %q, want %q", i+1, name, got, want)
 		}
 	}
@@ -558,7 +533,7 @@ func (w *world) everyAnswerHas(name, want string) error {
 }
 
 // passUnlimited checks that requests from..to passed and carry no rate-limit header: no rule counted them.
-func (w *world) passUnlimited(from, to int) error {
+func (w *gatewaySteps) passUnlimited(from, to int) error {
 	for i := from; i <= to; i++ {
 		if err := w.passes(i); err != nil {
 			return err
@@ -572,7 +547,7 @@ func (w *world) passUnlimited(from, to int) error {
 	return nil
 }
 
-func (w *world) upstreamReceived(n int, route string) error {
+func (w *gatewaySteps) upstreamReceived(n int, route string) error {
 	route, err := w.expand(cmp.Or(route, "{route}"))
 	if err != nil {
 		return err
@@ -582,16 +557,16 @@ func (w *world) upstreamReceived(n int, route string) error {
 		return err
 	}
 	// Probes carry x-tck-probe, and the upstream leaves them out.
-	host := w.gw.routes[route]
+	host := w.routes[route]
 	if got := up.count(host); got != n {
 		return w.failf("the upstream received %d requests for %s, want %d", got, host, n)
 	}
 	return nil
 }
 
-func (w *world) upstreamReceivedPassed() error {
+func (w *gatewaySteps) upstreamReceivedPassed() error {
 	passed := 0
-	for _, a := range w.gw.answers {
+	for _, a := range w.answers {
 		if a.status == http.StatusOK {
 			passed++
 		}
@@ -602,7 +577,7 @@ func (w *world) upstreamReceivedPassed() error {
 // resetCountsDown checks x-ratelimit-reset against the seconds left in the request's window, at the moment the
 // request was sent and at the moment it was answered (the gateway's moment lies between), one second either
 // way for clocks and rounding.
-func (w *world) resetCountsDown(i, window int) error {
+func (w *gatewaySteps) resetCountsDown(i, window int) error {
 	a, err := w.answerNo(i)
 	if err != nil {
 		return err
@@ -624,7 +599,7 @@ func (w *world) resetCountsDown(i, window int) error {
 	return nil
 }
 
-func (w *world) waitForReset(i int) error {
+func (w *gatewaySteps) waitForReset(i int) error {
 	a, err := w.answerNo(i)
 	if err != nil {
 		return err
@@ -639,7 +614,7 @@ func (w *world) waitForReset(i int) error {
 
 // accessLogHas finds the access log line of a request by its x-request-id and checks its fields; the log
 // is written asynchronously, so it is read for up to 5 seconds.
-func (w *world) accessLogHas(i int, table *godog.Table) error {
+func (w *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
 	a, err := w.answerNo(i)
 	if err != nil {
 		return err
@@ -648,7 +623,7 @@ func (w *world) accessLogHas(i int, table *godog.Table) error {
 	if g.AccessLog == nil {
 		return fmt.Errorf("the target declares no access log for the gateway")
 	}
-	id := a.url[strings.LastIndex(a.url, "x-request-id=")+len("x-request-id="):]
+	id := a.requestID
 	w.vars["request_id"] = id
 	var line map[string]any
 	err = w.until(5*time.Second, "the access log line of "+id, func() (bool, error) {

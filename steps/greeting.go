@@ -13,7 +13,12 @@ import (
 // The greeting steps play a browser through the greeting client: its redirect to the authorization server,
 // sign-in and consent there, and the page it renders with a fortune.
 
-func (w *world) registerGreetingSteps(sc *godog.ScenarioContext) {
+// greetingSteps play the greeting client's flow with the browser of the authorization code flow.
+type greetingSteps struct {
+	*flowSteps
+}
+
+func (w *greetingSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^a browser without a session opens the greeting client$`, w.openGreetingOnce)
 	sc.Step(`^it is redirected to "([^"]+)" with a code request for the scopes "([^"]+)"$`, w.redirectedToAuthorize)
 	sc.Step(`^the request has a state, a nonce and an S256 code challenge$`, w.requestHasStateNonceChallenge)
@@ -23,10 +28,10 @@ func (w *world) registerGreetingSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the greeting page shows a fortune$`, w.greetingShowsFortune)
 	sc.Step(`^the greeting page says that access was denied, not that the server failed$`, w.greetingSaysWhatWentWrong)
 	sc.Step(`^the user approves, and the state on the way back is changed$`, w.approveWithChangedState)
-	w.registerChromiumSteps(sc)
 }
 
-func (w *world) greeting() (string, error) {
+// greeting is the greeting client's base URL.
+func (w *scenario) greeting() (string, error) {
 	g := w.suite.env.Greeting
 	if g == nil {
 		return "", fmt.Errorf("the target declares no greeting client")
@@ -35,16 +40,16 @@ func (w *world) greeting() (string, error) {
 }
 
 // openGreetingOnce sends one request, without following the redirect, to see where it points.
-func (w *world) openGreetingOnce() error {
+func (w *greetingSteps) openGreetingOnce() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
 	}
-	return w.get(base + "/")
+	return w.send(request{method: http.MethodGet, url: base + "/"})
 }
 
 // authorizeRequest returns the query of the redirect the last answer made, after checking it goes to want.
-func (w *world) authorizeRequest(want string) (url.Values, error) {
+func (w *greetingSteps) authorizeRequest(want string) (url.Values, error) {
 	a, err := w.answer()
 	if err != nil {
 		return nil, err
@@ -62,7 +67,7 @@ func (w *world) authorizeRequest(want string) (url.Values, error) {
 	return loc.Query(), nil
 }
 
-func (w *world) redirectedToAuthorize(endpoint, scopes string) error {
+func (w *greetingSteps) redirectedToAuthorize(endpoint, scopes string) error {
 	endpoint, err := w.expand(endpoint)
 	if err != nil {
 		return err
@@ -83,7 +88,7 @@ func (w *world) redirectedToAuthorize(endpoint, scopes string) error {
 	return nil
 }
 
-func (w *world) requestHasStateNonceChallenge() error {
+func (w *greetingSteps) requestHasStateNonceChallenge() error {
 	q, err := w.authorizeRequest("")
 	if err != nil {
 		return err
@@ -99,7 +104,7 @@ func (w *world) requestHasStateNonceChallenge() error {
 	return nil
 }
 
-func (w *world) redirectURIIsGreetingRoot() error {
+func (w *greetingSteps) redirectURIIsGreetingRoot() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
@@ -116,12 +121,12 @@ func (w *world) redirectURIIsGreetingRoot() error {
 
 // openGreeting starts a browser that follows redirects between the greeting client and the authorization
 // server, and opens the greeting client's root.
-func (w *world) openGreeting() error {
+func (w *greetingSteps) openGreeting() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
 	}
-	w.auth.browser = nil
+	w.browser = nil
 	b, err := w.browserOf()
 	if err != nil {
 		return err
@@ -131,24 +136,24 @@ func (w *world) openGreeting() error {
 	return err
 }
 
-func (w *world) backAtGreeting() error {
+func (w *greetingSteps) backAtGreeting() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
 	}
-	b := w.auth.browser
+	b := w.browser
 	if b == nil || b.pageURL == nil || !strings.HasPrefix(b.pageURL.String(), base+"/") {
 		return w.failf("the browser is not at the greeting client (%s)", base)
 	}
 	return nil
 }
 
-func (w *world) greetingShowsFortune() error {
+func (w *greetingSteps) greetingShowsFortune() error {
 	base, err := w.greeting()
 	if err != nil {
 		return err
 	}
-	if w.last, err = w.auth.browser.get(base+"/", "application/json"); err != nil {
+	if w.last, err = w.browser.get(base+"/", "application/json"); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusOK {
@@ -159,7 +164,7 @@ func (w *world) greetingShowsFortune() error {
 
 // greetingSaysWhatWentWrong looks at the page the flow ended on: no fortune, and words that say access was
 // denied.
-func (w *world) greetingSaysWhatWentWrong() error {
+func (w *greetingSteps) greetingSaysWhatWentWrong() error {
 	a, err := w.answer()
 	if err != nil {
 		return err
@@ -176,11 +181,11 @@ func (w *world) greetingSaysWhatWentWrong() error {
 
 // approveWithChangedState approves, stops where the authorization server sends the browser back, and goes
 // back with another state, as an attacker's link would.
-func (w *world) approveWithChangedState() error {
-	b := w.auth.browser
+func (w *greetingSteps) approveWithChangedState() error {
+	b := w.browser
 	others := b.others
 	b.others = nil
-	err := w.decide(true)
+	err := w.approve()
 	b.others = others
 	if err != nil {
 		return err

@@ -16,11 +16,38 @@ import (
 // provisioner creates users and clients through an administration API. UAA's is the one implemented; another
 // (Keycloak's admin REST API, say) is another implementation of this interface.
 type provisioner interface {
-	// createUser makes a user with an e-mail address of <name>@test.org and returns its id; member puts it in
-	// the group fortunes.read.
-	createUser(w *world, name, password string, member bool) (string, error)
+	// createUser makes a user with an e-mail address of <name>@test.org, in the groups asked for, and returns
+	// its id.
+	createUser(ids *identitySteps, u userSpec) (string, error)
 	// registerClient registers a client; validity > 0 sets the lifetime of its tokens in seconds.
-	registerClient(w *world, c clientSpec) error
+	registerClient(ids *identitySteps, c clientSpec) error
+}
+
+// userSpec is a user to create.
+type userSpec struct {
+	name, password string
+	groups         []string
+}
+
+// identitySteps are the scenario's users and clients: what it knows of them (secrets, redirect URIs, ids) and
+// the admin token that made them.
+type identitySteps struct {
+	*scenario
+	adminToken string
+	secrets    map[string]string // client id -> secret
+	redirects  map[string]string // client id -> registered redirect URI
+	userIDs    map[string]string // user name -> id
+}
+
+func newIdentitySteps(s *scenario) *identitySteps {
+	ids := &identitySteps{scenario: s, secrets: map[string]string{}, redirects: map[string]string{}, userIDs: map[string]string{}}
+	ids.bind(s.id())
+	return ids
+}
+
+// secretOf is the secret of one of the scenario's clients.
+func (ids *identitySteps) secretOf(client string) *credentials {
+	return &credentials{client, ids.secrets[client]}
 }
 
 // clientSpec is a client registration.
@@ -29,10 +56,10 @@ type clientSpec struct {
 	validity                                         int
 }
 
-// bindIdentities fills the placeholders of the scenario's identities: fresh names with provisioning, else the
+// bind fills the placeholders of the scenario's identities: fresh names with provisioning, else the
 // fixtures'. Fixtures the target does not give leave their placeholders unset; the scenarios that need them
 // are not supported (the harness knows before the run) and an expansion of them fails loudly.
-func (w *world) bindIdentities(id string) {
+func (w *identitySteps) bind(id string) {
 	as := w.suite.env.AuthServer
 	if as == nil {
 		return
@@ -54,7 +81,7 @@ func (w *world) bindIdentities(id string) {
 	bindUser := func(u *User, name, password string) {
 		if u != nil {
 			w.vars[name], w.vars[password] = u.Username, u.Password
-			w.auth.userIDs[u.Username] = u.ID
+			w.userIDs[u.Username] = u.ID
 			if u.Email != "" {
 				w.vars[name+"_email"] = u.Email
 			}
@@ -68,15 +95,15 @@ func (w *world) bindIdentities(id string) {
 	for name, c := range map[string]*Client{"client": fx.Web, "resource_client": fx.Resource, "short_client": fx.ShortLived} {
 		if c != nil {
 			w.vars[name] = c.ID
-			w.auth.secrets[c.ID] = c.Secret
-			w.auth.redirects[c.ID] = c.RedirectURI
+			w.secrets[c.ID] = c.Secret
+			w.redirects[c.ID] = c.RedirectURI
 		}
 	}
 }
 
-func (w *world) registerIdentitySteps(sc *godog.ScenarioContext) {
-	sc.Step(`^a user "([^"]+)" who holds fortunes\.read$`, func(name string) error { return w.ensureUser(name, true) })
-	sc.Step(`^a user "([^"]+)" who does not hold fortunes\.read$`, func(name string) error { return w.ensureUser(name, false) })
+func (w *identitySteps) register(sc *godog.ScenarioContext) {
+	sc.Step(`^a user "([^"]+)" who holds fortunes\.read$`, func(name string) error { return w.ensureUser(name, "fortunes.read") })
+	sc.Step(`^a user "([^"]+)" who does not hold fortunes\.read$`, func(name string) error { return w.ensureUser(name) })
 	sc.Step(`^a web client "([^"]+)" that may request "([^"]+)" with the grants "([^"]+)"$`, func(id, scope, grants string) error {
 		return w.ensureClient(clientSpec{id: id, scope: scope, grants: grants})
 	})
@@ -90,7 +117,7 @@ func (w *world) registerIdentitySteps(sc *godog.ScenarioContext) {
 
 // ensureUser makes the user with the scenario's password through the administration API, or, with fixtures,
 // checks that the name is the fixture's (the fixture was registered with what the step says).
-func (w *world) ensureUser(name string, member bool) error {
+func (w *identitySteps) ensureUser(name string, groups ...string) error {
 	name, err := w.expand(name)
 	if err != nil {
 		return err
@@ -105,7 +132,7 @@ func (w *world) ensureUser(name string, member bool) error {
 	if name == w.vars["outsider"] {
 		password = w.vars["outsider_password"]
 	}
-	id, err := w.suite.provisioner.createUser(w, name, password, member)
+	id, err := w.suite.provisioner.createUser(w, userSpec{name: name, password: password, groups: groups})
 	if err != nil {
 		return err
 	}
@@ -114,7 +141,7 @@ func (w *world) ensureUser(name string, member bool) error {
 }
 
 // ensureClient registers the client through the administration API; with fixtures it is registered already.
-func (w *world) ensureClient(c clientSpec) error {
+func (w *identitySteps) ensureClient(c clientSpec) error {
 	id, err := w.expand(c.id)
 	if err != nil {
 		return err
@@ -126,13 +153,13 @@ func (w *world) ensureClient(c clientSpec) error {
 	if err := w.suite.provisioner.registerClient(w, c); err != nil {
 		return err
 	}
-	w.auth.secrets[id], w.auth.redirects[id] = c.secret, c.redirect
+	w.secrets[id], w.redirects[id] = c.secret, c.redirect
 	return nil
 }
 
 // rememberUser keeps a user's id; the scenario's own user is also {user_id}.
-func (w *world) rememberUser(name, id string) {
-	w.auth.userIDs[name] = id
+func (w *identitySteps) rememberUser(name, id string) {
+	w.userIDs[name] = id
 	if name == w.vars["user"] {
 		w.vars["user_id"] = id
 	}
@@ -143,27 +170,27 @@ type uaaProvisioner struct {
 	base, clientID, secret string
 }
 
-func (p *uaaProvisioner) token(w *world) (string, error) {
-	if w.auth.adminToken == "" {
+func (p *uaaProvisioner) token(w *identitySteps) (string, error) {
+	if w.adminToken == "" {
 		tok, err := w.clientCredentialsToken(p.clientID, p.secret)
 		if err != nil {
 			return "", err
 		}
-		w.auth.adminToken = tok
+		w.adminToken = tok
 	}
-	return w.auth.adminToken, nil
+	return w.adminToken, nil
 }
 
-func (p *uaaProvisioner) createUser(w *world, name, password string, member bool) (string, error) {
+func (p *uaaProvisioner) createUser(w *identitySteps, u userSpec) (string, error) {
 	tok, err := p.token(w)
 	if err != nil {
 		return "", err
 	}
-	if err := w.send(http.MethodPost, p.base+"/Users", jsonBody(userRecord(name, password)), bearer(tok)); err != nil {
+	if err := w.api(request{method: http.MethodPost, url: p.base + "/Users", json: userRecord(u.name, u.password), bearer: tok}); err != nil {
 		return "", err
 	}
 	if w.last.status != http.StatusCreated {
-		return "", w.failf("creating the user %s answered %d, want 201", name, w.last.status)
+		return "", w.failf("creating the user %s answered %d, want 201", u.name, w.last.status)
 	}
 	obj, err := w.jsonObject()
 	if err != nil {
@@ -173,19 +200,21 @@ func (p *uaaProvisioner) createUser(w *world, name, password string, member bool
 	if id == "" {
 		return "", w.failf("the created user has no id")
 	}
-	if member {
-		return id, p.addMember(w, id, "fortunes.read")
+	for _, g := range u.groups {
+		if err := p.addMember(w, id, g); err != nil {
+			return "", err
+		}
 	}
 	return id, nil
 }
 
-func (p *uaaProvisioner) addMember(w *world, userID, group string) error {
+func (p *uaaProvisioner) addMember(w *identitySteps, userID, group string) error {
 	groupID, err := w.groupID(group, true)
 	if err != nil {
 		return err
 	}
 	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
-	if err := w.send(http.MethodPost, p.base+"/Groups/"+url.PathEscape(groupID)+"/members", jsonBody(member), w.admin()); err != nil {
+	if err := w.api(request{method: http.MethodPost, url: p.base + "/Groups/" + url.PathEscape(groupID) + "/members", json: member, bearer: w.adminToken}); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusCreated && w.last.status != http.StatusConflict {
@@ -194,7 +223,7 @@ func (p *uaaProvisioner) addMember(w *world, userID, group string) error {
 	return nil
 }
 
-func (p *uaaProvisioner) registerClient(w *world, c clientSpec) error {
+func (p *uaaProvisioner) registerClient(w *identitySteps, c clientSpec) error {
 	tok, err := p.token(w)
 	if err != nil {
 		return err
@@ -208,7 +237,7 @@ func (p *uaaProvisioner) registerClient(w *world, c clientSpec) error {
 		reg["access_token_validity"] = c.validity
 		reg["refresh_token_validity"] = c.validity
 	}
-	if err := w.send(http.MethodPost, p.base+"/oauth/clients", jsonBody(reg), bearer(tok)); err != nil {
+	if err := w.api(request{method: http.MethodPost, url: p.base + "/oauth/clients", json: reg, bearer: tok}); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusCreated {
@@ -224,16 +253,4 @@ func newProvisioner(p *Provisioning) (provisioner, error) {
 		return &uaaProvisioner{base: p.URL, clientID: p.ClientID, secret: p.ClientSecret}, nil
 	}
 	return nil, fmt.Errorf("no provisioner for the administration API %q", p.API)
-}
-
-// expandAll expands the placeholders of every text, in order.
-func (w *world) expandAll(texts ...string) ([]string, error) {
-	out := make([]string, len(texts))
-	for i, t := range texts {
-		var err error
-		if out[i], err = w.expand(t); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

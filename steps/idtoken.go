@@ -16,7 +16,7 @@ import (
 // ID tokens (OpenID Connect Core 3.1.3.7): signed by a key of the server's JWKS, issued by the discovered
 // issuer, for the client, carrying the nonce of the request.
 
-func (w *world) registerIDTokenSteps(sc *godog.ScenarioContext) {
+func (w *flowSteps) registerIDTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the ID token is signed with a key of the server's JWKS$`, w.idTokenSigned)
 	sc.Step(`^the ID token names the issuer, the client "([^"]+)", the user and the nonce of the request$`, w.idTokenClaims)
 	sc.Step(`^the field "sub" is the subject of the ID token$`, w.subIsIDTokenSubject)
@@ -42,7 +42,7 @@ func idTokenPayload(token string) (map[string]any, error) {
 
 // learnSubject keeps the subject of a received ID token: {user_id} when the scenario does not know the user's
 // id otherwise (fixtures without an id), and {id_token_sub}.
-func (w *world) learnSubject(tokens map[string]any) {
+func (w *flowSteps) learnSubject(tokens map[string]any) {
 	raw, _ := tokens["id_token"].(string)
 	claims, err := idTokenPayload(raw)
 	if err != nil {
@@ -56,15 +56,15 @@ func (w *world) learnSubject(tokens map[string]any) {
 	}
 }
 
-func (w *world) idToken() (string, error) {
-	raw, _ := w.auth.tokens["id_token"].(string)
+func (w *flowSteps) idToken() (string, error) {
+	raw, _ := w.tokens["id_token"].(string)
 	if raw == "" {
 		return "", w.failf("the token response has no id_token")
 	}
 	return raw, nil
 }
 
-func (w *world) idTokenSigned() error {
+func (w *flowSteps) idTokenSigned() error {
 	raw, err := w.idToken()
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (w *world) idTokenSigned() error {
 	if alg := sig.Signatures[0].Header.Algorithm; alg == "none" || strings.HasPrefix(alg, "HS") {
 		return fmt.Errorf("the ID token is signed with %s; a key of the JWKS signs with an asymmetric algorithm", alg)
 	}
-	if err := w.send(http.MethodGet, jwksURL, requestBody{}, nil); err != nil {
+	if err := w.api(request{method: http.MethodGet, url: jwksURL}); err != nil {
 		return err
 	}
 	if w.last.status != http.StatusOK {
@@ -104,7 +104,7 @@ func (w *world) idTokenSigned() error {
 	return w.failf("no key of the JWKS (%d keys) verifies the ID token's signature (kid %q)", len(set.Keys), kid)
 }
 
-func (w *world) idTokenClaims(client string) error {
+func (w *flowSteps) idTokenClaims(client string) error {
 	client, err := w.expand(client)
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (w *world) idTokenClaims(client string) error {
 	return nil
 }
 
-func (w *world) subIsIDTokenSubject() error {
+func (w *flowSteps) subIsIDTokenSubject() error {
 	obj, err := w.jsonObject()
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func (w *world) subIsIDTokenSubject() error {
 
 // issuerIsTokenEndpoint checks spec 9.2: the issuer, as discovered (and so as every token's iss), is the address
 // of the token endpoint.
-func (w *world) issuerIsTokenEndpoint() error {
+func (w *flowSteps) issuerIsTokenEndpoint() error {
 	ep := w.suite.endpoints
 	if ep.Issuer != ep.Token {
 		return fmt.Errorf("the issuer is %q, the token endpoint %q: spec 9.2 wants them equal", ep.Issuer, ep.Token)

@@ -112,23 +112,24 @@ func (s *Suite) signInOnce(u *User, web *Client) error {
 	if web == nil {
 		return fmt.Errorf("services.authServer.fixtures.clients.web is needed to sign %s in", u.Username)
 	}
-	w := newWorld(s)
+	w := &flowSteps{scenario: newScenario(s)}
+	w.ids = newIdentitySteps(w.scenario)
 	if err := w.askForCode(web.ID, "openid", web.RedirectURI); err != nil {
 		return fmt.Errorf("starting a sign-in of %s at %s: %w", u.Username, s.endpoints.Authorization, err)
 	}
-	if w.auth.browser.redirect != nil {
-		return fmt.Errorf("the authorization server sent the browser back to the client without a sign-in page: %s", w.auth.browser.redirect)
+	if w.browser.redirect != nil {
+		return fmt.Errorf("the authorization server sent the browser back to the client without a sign-in page: %s", w.browser.redirect)
 	}
 	if err := w.signIn(u.Username, u.Password); err != nil {
-		return fmt.Errorf("signing %s in at %s: %w", u.Username, w.auth.browser.pageURL, err)
+		return fmt.Errorf("signing %s in at %s: %w", u.Username, w.browser.pageURL, err)
 	}
-	if w.auth.browser.redirect == nil {
-		p, err := w.auth.browser.parse(s.env.AuthServer.Pages)
+	if w.browser.redirect == nil {
+		p, err := w.browser.parse(s.env.AuthServer.Pages)
 		if err != nil {
 			return err
 		}
 		if f, _, _ := p.signInForm(); f != nil {
-			return fmt.Errorf("the sign-in at %s refused the password of %s (the sign-in page came back); check the fixture", w.auth.browser.pageURL, u.Username)
+			return fmt.Errorf("the sign-in at %s refused the password of %s (the sign-in page came back); check the fixture", w.browser.pageURL, u.Username)
 		}
 	}
 	return nil

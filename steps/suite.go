@@ -1,5 +1,20 @@
-// Package steps holds the godog step definitions, one file per area, and the per-scenario world. Steps speak HTTP
-// and git to the target, exactly as they would to any implementation; they know nothing of the reference.
+// Package steps holds the godog step definitions. Steps speak HTTP and git to the target, exactly as they would to
+// any implementation; they know nothing of the reference.
+//
+// The layout:
+//   - suite.go: what scenarios share (Suite, the target's Env) and the binding of every area to a scenario;
+//     preflight.go checks the target before the run.
+//   - The core every area uses: scenario.go (a scenario's names and placeholders), placeholders.go (expansion of
+//     {name}), exchange.go (the HTTP exchange, on resty, and its evidence: request, status, body excerpt),
+//     answers.go (steps that judge the last answer, whichever area made it), wait.go (the one bounded wait).
+//   - One type per area, holding only that area's state and registering its own steps: identitySteps
+//     (identities.go: the scenario's users and clients), provisioningSteps (provisioning.go: UAA's
+//     administration API), flowSteps (flow.go, idtoken.go: the authorization code flow over HTTP, with
+//     browser.go and pages.go), checkTokenSteps (checktoken.go), fortuneSteps (fortune.go), greetingSteps
+//     (greeting.go), chromiumSteps (chromium.go: a real browser), gatewaySteps (gateway.go, with upstream.go),
+//     configServerSteps (configserver.go, with gitrepo.go) and configAppSteps (configapp.go, with quotes.go).
+//   - authserver.go and authenv.go: the authorization server's endpoints, found by discovery, and the auth
+//     helpers its areas share.
 package steps
 
 import (
@@ -92,7 +107,7 @@ func New(env Env) *Suite {
 		env: env, missing: map[Surface]string{},
 		// Redirects are answers to check, not to follow.
 		http: &http.Client{
-			Timeout:       20 * time.Second,
+			Timeout: 20 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone(),
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 	}
@@ -113,20 +128,25 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 	})
 }
 
-// InitializeScenario is godog's ScenarioInitializer: a fresh world for every scenario, with the steps of every
-// area bound to it.
+// InitializeScenario is godog's ScenarioInitializer: a fresh scenario for every scenario, and the steps of
+// every area, each area with its own state, bound to it.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
-	w := newWorld(s)
+	core := newScenario(s)
 	trackFailedStep(sc)
-	sc.After(w.attachEvidence)
-	sc.After(w.stopInstances)
-	w.registerHTTPSteps(sc)
-	w.registerAuthServerSteps(sc)
-	w.registerFortuneSteps(sc)
-	w.registerGreetingSteps(sc)
-	w.registerGatewaySteps(sc)
-	w.registerConfigServerSteps(sc)
-	w.registerConfigAppSteps(sc)
+	sc.After(core.attachEvidence)
+	core.registerAnswerSteps(sc)
+	ids := newIdentitySteps(core)
+	flow := &flowSteps{scenario: core, ids: ids}
+	ids.register(sc)
+	(&provisioningSteps{identitySteps: ids}).register(sc)
+	flow.register(sc)
+	(&checkTokenSteps{flowSteps: flow}).register(sc)
+	(&fortuneSteps{scenario: core}).register(sc)
+	(&greetingSteps{flowSteps: flow}).register(sc)
+	(&chromiumSteps{scenario: core}).register(sc)
+	(&gatewaySteps{scenario: core}).register(sc)
+	(&configServerSteps{scenario: core}).register(sc)
+	(&configAppSteps{scenario: core}).register(sc)
 }
 
 // workspace returns the shared clone of the configuration repository.

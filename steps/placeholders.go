@@ -1,0 +1,83 @@
+package steps
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var placeholder = regexp.MustCompile(`\{([a-z][a-z0-9:._-]*)\}`)
+
+// expand replaces {name} placeholders; an unknown one is an error, so a typo in a feature cannot pass.
+func (s *scenario) expand(text string) (string, error) {
+	for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+		if err := s.resolveLazy(m[1]); err != nil {
+			return "", err
+		}
+	}
+	var missing []string
+	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		v, ok := s.vars[m[1:len(m)-1]]
+		if !ok {
+			missing = append(missing, m)
+			return m
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("unknown placeholder %s in %q", strings.Join(missing, ", "), text)
+	}
+	return out, nil
+}
+
+// resolveLazy computes a lazy placeholder the first time a text names it.
+func (s *scenario) resolveLazy(name string) error {
+	f, ok := s.lazy[name]
+	if !ok || s.vars[name] != "" {
+		return nil
+	}
+	v, err := f()
+	if err != nil {
+		return err
+	}
+	s.vars[name] = v
+	return nil
+}
+
+func (s *scenario) expand2(a, b string) (string, string, error) {
+	a, err := s.expand(a)
+	if err != nil {
+		return "", "", err
+	}
+	b, err = s.expand(b)
+	return a, b, err
+}
+
+// expandAll expands the placeholders of every text, in order.
+func (s *scenario) expandAll(texts ...string) ([]string, error) {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		var err error
+		if out[i], err = s.expand(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// headerLines parses "name: value" lines and fills in placeholders.
+func (s *scenario) headerLines(text string) (map[string]string, error) {
+	h := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		name, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			return nil, fmt.Errorf("%q is not a header: write name: value", line)
+		}
+		value, err := s.expand(value)
+		if err != nil {
+			return nil, err
+		}
+		h[name] = value
+	}
+	return h, nil
+}
