@@ -9,15 +9,12 @@ import (
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
-	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -30,11 +27,11 @@ type workspace struct {
 	auth transport.AuthMethod
 }
 
-var installFileTransport sync.Once
-
-// openWorkspace clones the repository. Local repositories are served in-process, so no git binary is needed.
+// openWorkspace clones the repository. A local repository (a path or a file:// URI) is reached through git's
+// own git-upload-pack and git-receive-pack, which go-git's default file transport runs: the steps leave
+// go-git's process-wide table of transports as it is (a configuration server in the same process may have
+// put its own there), and talk to a local repository as a person's git would.
 func openWorkspace(r Repo) (*workspace, error) {
-	installFileTransport.Do(installInProcessFileTransport)
 	w := &workspace{fs: memfs.New(), auth: authOf(r)}
 	repo, err := git.Init(memory.NewStorage(), w.fs)
 	if err != nil {
@@ -48,10 +45,6 @@ func openWorkspace(r Repo) (*workspace, error) {
 		return nil, fmt.Errorf("cloning the configuration repository %s: %w", r.URI, err)
 	}
 	return w, nil
-}
-
-func installInProcessFileTransport() {
-	client.InstallProtocol("file", server.NewServer(server.NewFilesystemLoader(osfs.New(""))))
 }
 
 // authOf gives http(s) repositories basic authentication; nil lets ssh use its agent.

@@ -61,7 +61,6 @@ func reachable(ctx context.Context, field, url string) error {
 }
 
 func listable(r Repo) error {
-	installFileTransport.Do(installInProcessFileTransport)
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.URI}})
 	if _, err := remote.List(&git.ListOptions{Auth: authOf(r)}); err != nil {
 		return fmt.Errorf("cannot reach the configuration repository %s: %w\n"+
