@@ -20,28 +20,28 @@ type checkTokenSteps struct {
 	*flowSteps
 }
 
-func (w *checkTokenSteps) register(sc *godog.ScenarioContext) {
+func (ct *checkTokenSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" checks the access token$`, func(client string) error {
-		return w.checkToken(tokenCheck{client: client, token: "{access_token}"})
+		return ct.checkToken(tokenCheck{client: client, token: "{access_token}"})
 	})
 	sc.Step(`^"([^"]+)" checks the access token for the scopes "([^"]+)"$`, func(client, scopes string) error {
-		return w.checkToken(tokenCheck{client: client, token: "{access_token}", scopes: scopes})
+		return ct.checkToken(tokenCheck{client: client, token: "{access_token}", scopes: scopes})
 	})
 	sc.Step(`^"([^"]+)" checks the token "([^"]*)"$`, func(client, token string) error {
-		return w.checkToken(tokenCheck{client: client, token: token})
+		return ct.checkToken(tokenCheck{client: client, token: token})
 	})
 	sc.Step(`^"([^"]+)" checks the access token with the secret "([^"]+)"$`, func(client, secret string) error {
-		return w.checkToken(tokenCheck{client: client, secret: secret, token: "{access_token}"})
+		return ct.checkToken(tokenCheck{client: client, secret: secret, token: "{access_token}"})
 	})
 	sc.Step(`^the access token is checked without credentials$`, func() error {
-		return w.checkToken(tokenCheck{token: "{access_token}"})
+		return ct.checkToken(tokenCheck{token: "{access_token}"})
 	})
-	sc.Step(`^the client revokes the access token$`, w.revokeAccessToken)
-	sc.Step(`^the authorization server reports the access token as no longer active to "([^"]+)"$`, w.tokenInactive)
-	sc.Step(`^"([^"]+)" introspects the access token$`, w.introspect)
-	sc.Step(`^the introspection answer says the token is active with the scope "([^"]+)"$`, w.introspectionActive)
-	sc.Step(`^the access token has expired$`, w.untilExpired)
-	sc.Step(`^the token check answer has:$`, w.tokenCheckHas)
+	sc.Step(`^the client revokes the access token$`, ct.revokeAccessToken)
+	sc.Step(`^the authorization server reports the access token as no longer active to "([^"]+)"$`, ct.tokenInactive)
+	sc.Step(`^"([^"]+)" introspects the access token$`, ct.introspect)
+	sc.Step(`^the introspection answer says the token is active with the scope "([^"]+)"$`, ct.introspectionActive)
+	sc.Step(`^the access token has expired$`, ct.untilExpired)
+	sc.Step(`^the token check answer has:$`, ct.tokenCheckHas)
 }
 
 // tokenCheck is one request to /check_token.
@@ -54,8 +54,8 @@ type tokenCheck struct {
 
 // checkToken posts a token to /check_token as a resource server does: HTTP Basic with the client's
 // credentials, the token as the form field "token".
-func (w *checkTokenSteps) checkToken(c tokenCheck) error {
-	client, token, err := w.expand2(c.client, c.token)
+func (ct *checkTokenSteps) checkToken(c tokenCheck) error {
+	client, token, err := ct.expand2(c.client, c.token)
 	if err != nil {
 		return err
 	}
@@ -68,66 +68,66 @@ func (w *checkTokenSteps) checkToken(c tokenCheck) error {
 	}
 	var auth *credentials
 	if client != "" {
-		auth = &credentials{client, cmp.Or(c.secret, w.ids.secrets[client])}
+		auth = &credentials{client, cmp.Or(c.secret, ct.ids.secrets[client])}
 	}
-	u, err := w.endpoint("check_token", func(e Endpoints) string { return e.CheckToken })
+	u, err := ct.endpoint("check_token", func(e Endpoints) string { return e.CheckToken })
 	if err != nil {
 		return err
 	}
-	return w.api(request{method: http.MethodPost, url: u, form: form, basic: auth})
+	return ct.api(request{method: http.MethodPost, url: u, form: form, basic: auth})
 }
 
 // revokeAccessToken revokes the access token at the revocation endpoint (RFC 7009), as the client it was
 // issued to; the endpoint answers 200 whether or not it knew the token.
-func (w *checkTokenSteps) revokeAccessToken() error {
-	u, err := w.endpoint("revocation", func(e Endpoints) string { return e.Revocation })
+func (ct *checkTokenSteps) revokeAccessToken() error {
+	u, err := ct.endpoint("revocation", func(e Endpoints) string { return e.Revocation })
 	if err != nil {
 		return err
 	}
-	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	if err := w.api(request{method: http.MethodPost, url: u, form: form, basic: w.ids.secretOf(w.client)}); err != nil {
+	form := url.Values{"token": {ct.vars["access_token"]}, "token_type_hint": {"access_token"}}
+	if err := ct.api(request{method: http.MethodPost, url: u, form: form, basic: ct.ids.secretOf(ct.client)}); err != nil {
 		return err
 	}
-	if w.last.status != http.StatusOK {
-		return w.failf("revocation answered %d, want 200 (RFC 7009 2.2)", w.last.status)
+	if ct.last.status != http.StatusOK {
+		return ct.failf("revocation answered %d, want 200 (RFC 7009 2.2)", ct.last.status)
 	}
 	return nil
 }
 
 // introspect posts the access token to the introspection endpoint (RFC 7662) as the resource client.
-func (w *checkTokenSteps) introspect(client string) error {
-	client, err := w.expand(client)
+func (ct *checkTokenSteps) introspect(client string) error {
+	client, err := ct.expand(client)
 	if err != nil {
 		return err
 	}
-	u, err := w.endpoint("introspection", func(e Endpoints) string { return e.Introspection })
+	u, err := ct.endpoint("introspection", func(e Endpoints) string { return e.Introspection })
 	if err != nil {
 		return err
 	}
-	form := url.Values{"token": {w.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	return w.api(request{method: http.MethodPost, url: u, form: form, basic: w.ids.secretOf(client)})
+	form := url.Values{"token": {ct.vars["access_token"]}, "token_type_hint": {"access_token"}}
+	return ct.api(request{method: http.MethodPost, url: u, form: form, basic: ct.ids.secretOf(client)})
 }
 
 // introspectionActive checks an RFC 7662 answer: 200, active true (a JSON boolean), scope a space-separated
 // string that holds the scopes.
-func (w *checkTokenSteps) introspectionActive(scopes string) error {
-	if err := w.answerIs(http.StatusOK); err != nil {
+func (ct *checkTokenSteps) introspectionActive(scopes string) error {
+	if err := ct.answerIs(http.StatusOK); err != nil {
 		return err
 	}
-	obj, err := w.jsonObject()
+	obj, err := ct.jsonObject()
 	if err != nil {
 		return err
 	}
 	if obj["active"] != true {
-		return w.failf("active is %s, want true", mustJSON(obj["active"]))
+		return ct.failf("active is %s, want true", mustJSON(obj["active"]))
 	}
 	scope, ok := obj["scope"].(string)
 	if !ok {
-		return w.failf("scope is %s, want a space-separated string (RFC 7662 2.2)", mustJSON(obj["scope"]))
+		return ct.failf("scope is %s, want a space-separated string (RFC 7662 2.2)", mustJSON(obj["scope"]))
 	}
 	for _, s := range words(scopes) {
 		if !slices.Contains(words(scope), s) {
-			return w.failf("the introspected scope %q lacks %s", scope, s)
+			return ct.failf("the introspected scope %q lacks %s", scope, s)
 		}
 	}
 	return nil
@@ -135,25 +135,25 @@ func (w *checkTokenSteps) introspectionActive(scopes string) error {
 
 // tokenInactive asks the authorization server about the access token the way a resource server would:
 // check_token where the target has it (400 invalid_token), else introspection (active false).
-func (w *checkTokenSteps) tokenInactive(client string) error {
-	if _, missing := w.suite.missing[SurfaceCheckToken]; !missing {
-		if err := w.checkToken(tokenCheck{client: client, token: "{access_token}"}); err != nil {
+func (ct *checkTokenSteps) tokenInactive(client string) error {
+	if _, missing := ct.suite.missing[SurfaceCheckToken]; !missing {
+		if err := ct.checkToken(tokenCheck{client: client, token: "{access_token}"}); err != nil {
 			return err
 		}
-		return w.answerIsError(http.StatusBadRequest, "invalid_token")
+		return ct.answerIsError(http.StatusBadRequest, "invalid_token")
 	}
-	if err := w.introspect(client); err != nil {
+	if err := ct.introspect(client); err != nil {
 		return err
 	}
-	if err := w.answerIs(http.StatusOK); err != nil {
+	if err := ct.answerIs(http.StatusOK); err != nil {
 		return err
 	}
-	obj, err := w.jsonObject()
+	obj, err := ct.jsonObject()
 	if err != nil {
 		return err
 	}
 	if obj["active"] != false {
-		return w.failf("introspection says active %s, want false", mustJSON(obj["active"]))
+		return ct.failf("introspection says active %s, want false", mustJSON(obj["active"]))
 	}
 	return nil
 }
@@ -162,15 +162,15 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 
 // tokenCheckHas checks each field of the answer for its JSON type and value. Values are literal (placeholders
 // expanded), a space-separated set for arrays, or one of: any, later than now, now or earlier.
-func (w *checkTokenSteps) tokenCheckHas(table *godog.Table) error {
-	obj, err := w.jsonObject()
+func (ct *checkTokenSteps) tokenCheckHas(table *godog.Table) error {
+	obj, err := ct.jsonObject()
 	if err != nil {
 		return err
 	}
 	var problems []string
 	for _, row := range table.Rows[1:] {
 		field, typ, want := row.Cells[0].Value, row.Cells[1].Value, row.Cells[2].Value
-		if want, err = w.expand(want); err != nil {
+		if want, err = ct.expand(want); err != nil {
 			return err
 		}
 		got, ok := obj[field]
@@ -183,7 +183,7 @@ func (w *checkTokenSteps) tokenCheckHas(table *godog.Table) error {
 		}
 	}
 	if len(problems) > 0 {
-		return w.failf("the token check answer is wrong:\n  %s", strings.Join(problems, "\n  "))
+		return ct.failf("the token check answer is wrong:\n  %s", strings.Join(problems, "\n  "))
 	}
 	return nil
 }

@@ -27,16 +27,16 @@ type chromiumSteps struct {
 	chrome *chrome
 }
 
-func (w *chromiumSteps) register(sc *godog.ScenarioContext) {
-	sc.Step(`^Chromium opens the greeting client$`, w.chromiumOpensGreeting)
-	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" in Chromium$`, w.chromiumSignsIn)
-	sc.Step(`^approves the scopes in Chromium$`, w.chromiumApproves)
-	sc.Step(`^Chromium shows the greeting page with a fortune$`, w.chromiumShowsFortune)
-	sc.Step(`^a screenshot of the page is saved as "([^"]+)"$`, w.chromiumScreenshot)
+func (cr *chromiumSteps) register(sc *godog.ScenarioContext) {
+	sc.Step(`^Chromium opens the greeting client$`, cr.chromiumOpensGreeting)
+	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" in Chromium$`, cr.chromiumSignsIn)
+	sc.Step(`^approves the scopes in Chromium$`, cr.chromiumApproves)
+	sc.Step(`^Chromium shows the greeting page with a fortune$`, cr.chromiumShowsFortune)
+	sc.Step(`^a screenshot of the page is saved as "([^"]+)"$`, cr.chromiumScreenshot)
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-		if w.chrome != nil {
-			w.chrome.close()
-			w.chrome = nil
+		if cr.chrome != nil {
+			cr.chrome.close()
+			cr.chrome = nil
 		}
 		return ctx, nil
 	})
@@ -89,31 +89,31 @@ func startChrome() (*chrome, error) {
 	}}, nil
 }
 
-func (w *chromiumSteps) chromiumOpensGreeting() error {
-	base, err := w.greeting()
+func (cr *chromiumSteps) chromiumOpensGreeting() error {
+	base, err := cr.greeting()
 	if err != nil {
 		return err
 	}
-	if w.chrome, err = startChrome(); err != nil {
+	if cr.chrome, err = startChrome(); err != nil {
 		return err
 	}
-	return w.inChrome(chromedp.Navigate(base + "/"))
+	return cr.inChrome(chromedp.Navigate(base + "/"))
 }
 
 // chromiumPage parses the page Chromium shows, with the target's page rules, so that the rules by meaning
 // that find sign-in and consent controls over HTTP find them here too.
-func (w *chromiumSteps) chromiumPage() (*page, error) {
-	if w.chrome == nil {
+func (cr *chromiumSteps) chromiumPage() (*page, error) {
+	if cr.chrome == nil {
 		return nil, errors.New("Chromium was not started in this scenario")
 	}
-	if err := w.chromiumWaitFor(`document.readyState === "complete"`); err != nil {
+	if err := cr.chromiumWaitFor(`document.readyState === "complete"`); err != nil {
 		return nil, err
 	}
-	href, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](`location.href`))
+	href, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`location.href`))
 	if err != nil {
 		return nil, err
 	}
-	doc, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	doc, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
 	if err != nil {
 		return nil, err
 	}
@@ -123,21 +123,21 @@ func (w *chromiumSteps) chromiumPage() (*page, error) {
 	}
 	b := &browser{page: &exchange{body: []byte(doc)}, pageURL: u}
 	var rules []PageRule
-	if as := w.suite.env.AuthServer; as != nil {
+	if as := cr.suite.env.AuthServer; as != nil {
 		rules = as.Pages
 	}
 	return b.parse(rules)
 }
 
-func (w *chromiumSteps) chromiumSignsIn(user, password string) error {
-	user, password, err := w.expand2(user, password)
+func (cr *chromiumSteps) chromiumSignsIn(user, password string) error {
+	user, password, err := cr.expand2(user, password)
 	if err != nil {
 		return err
 	}
-	if err := w.chromiumWaitFor(`document.querySelector("input[type=password]") !== null`); err != nil {
+	if err := cr.chromiumWaitFor(`document.querySelector("input[type=password]") !== null`); err != nil {
 		return fmt.Errorf("Chromium shows no sign-in page: %w", err)
 	}
-	p, err := w.chromiumPage()
+	p, err := cr.chromiumPage()
 	if err != nil {
 		return err
 	}
@@ -149,16 +149,16 @@ func (w *chromiumSteps) chromiumSignsIn(user, password string) error {
 	if name == nil {
 		return errors.New("the sign-in form has no field for the user name")
 	}
-	return w.inChrome(chromedp.SendKeys(chromedp.Search(xpath(name)), user),
+	return cr.inChrome(chromedp.SendKeys(chromedp.Search(xpath(name)), user),
 		chromedp.SendKeys(chromedp.Search(xpath(pw)), password),
 		chromedp.Submit(chromedp.Search(xpath(pw))))
 }
 
 // chromiumApproves clicks the approve control the rules by meaning find on the consent page.
-func (w *chromiumSteps) chromiumApproves() error {
+func (cr *chromiumSteps) chromiumApproves() error {
 	var c *consent
-	err := w.until(chromiumWait, "Chromium to show a consent page (a form with an approve control)", func() (bool, error) {
-		if p, err := w.chromiumPage(); err == nil {
+	err := cr.until(chromiumWait, "Chromium to show a consent page (a form with an approve control)", func() (bool, error) {
+		if p, err := cr.chromiumPage(); err == nil {
 			c, _ = p.consentPage()
 		}
 		return c != nil, nil
@@ -168,42 +168,42 @@ func (w *chromiumSteps) chromiumApproves() error {
 	}
 	for _, cb := range c.checkboxes {
 		if !hasAttr(cb, "checked") {
-			if err := w.inChrome(chromedp.Click(chromedp.Search(xpath(cb)))); err != nil {
+			if err := cr.inChrome(chromedp.Click(chromedp.Search(xpath(cb)))); err != nil {
 				return err
 			}
 		}
 	}
-	return w.inChrome(chromedp.Click(chromedp.Search(xpath(c.approve))))
+	return cr.inChrome(chromedp.Click(chromedp.Search(xpath(c.approve))))
 }
 
 // chromiumShowsFortune waits for the greeting client's page and checks that it shows a fortune: an element
 // the page marks as one (class or id "fortune", or a blockquote) holds text, and the client, asked for the
 // page's attributes as JSON with the browser's own session cookies, has a fortune for this session. (The
 // fortune differs from request to request, so the two cannot be compared word for word.)
-func (w *chromiumSteps) chromiumShowsFortune() error {
-	base, err := w.greeting()
+func (cr *chromiumSteps) chromiumShowsFortune() error {
+	base, err := cr.greeting()
 	if err != nil {
 		return err
 	}
-	if err := w.chromiumWaitFor(fmt.Sprintf(`location.href.startsWith(%q) && document.readyState === "complete"`, base+"/")); err != nil {
+	if err := cr.chromiumWaitFor(fmt.Sprintf(`location.href.startsWith(%q) && document.readyState === "complete"`, base+"/")); err != nil {
 		return fmt.Errorf("Chromium did not come back to the greeting client: %w", err)
 	}
-	shown, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](
+	shown, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](
 		`(document.querySelector(".fortune, #fortune, blockquote") || {innerText: ""}).innerText`))
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(shown) == "" {
-		text, _ := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		text, _ := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`document.body.innerText`))
 		return fmt.Errorf("the page shows no fortune (no element with class or id \"fortune\", or blockquote, with text):\n%s", text)
 	}
-	_, err = w.fortuneWithChromeSession(base)
+	_, err = cr.fortuneWithChromeSession(base)
 	return err
 }
 
 // fortuneWithChromeSession asks the greeting client for its page as JSON, presenting Chromium's cookies.
-func (w *chromiumSteps) fortuneWithChromeSession(base string) (string, error) {
-	cookies, err := chromedp.Run(w.chrome.ctx, func(ctx context.Context, t *chromedp.Target) ([]*network.Cookie, error) {
+func (cr *chromiumSteps) fortuneWithChromeSession(base string) (string, error) {
+	cookies, err := chromedp.Run(cr.chrome.ctx, func(ctx context.Context, t *chromedp.Target) ([]*network.Cookie, error) {
 		r, err := cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/"}})
 		return r.Cookies, err
 	})
@@ -219,13 +219,13 @@ func (w *chromiumSteps) fortuneWithChromeSession(base string) (string, error) {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 	}
 	// Built by hand: the cookies are Chromium's session, presented as they are.
-	if err := w.do(req); err != nil {
+	if err := cr.do(req); err != nil {
 		return "", err
 	}
-	if err := w.pageHas("fortune"); err != nil {
+	if err := cr.pageHas("fortune"); err != nil {
 		return "", err
 	}
-	fortune, _, err := w.pageAttribute("fortune")
+	fortune, _, err := cr.pageAttribute("fortune")
 	return fortune, err
 }
 
@@ -235,13 +235,13 @@ const chromiumWait = 20 * time.Second
 // chromiumWaitFor evaluates a predicate until it holds, 20s at most. It asks anew each time, because the page
 // may navigate (sign-in, consent, the redirects back) while it waits, and an evaluation on a page that goes
 // away fails without meaning anything: the last such failure is reported if the wait ends without success.
-func (w *chromiumSteps) chromiumWaitFor(predicate string) error {
-	if w.chrome == nil {
+func (cr *chromiumSteps) chromiumWaitFor(predicate string) error {
+	if cr.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
 	var last error
-	err := w.until(chromiumWait, "Chromium's page to hold "+predicate, func() (bool, error) {
-		ok, err := chromedp.Run(w.chrome.ctx, chromedp.Evaluate[bool](predicate))
+	err := cr.until(chromiumWait, "Chromium's page to hold "+predicate, func() (bool, error) {
+		ok, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[bool](predicate))
 		last = err
 		return err == nil && ok, nil
 	})
@@ -251,15 +251,15 @@ func (w *chromiumSteps) chromiumWaitFor(predicate string) error {
 	return err
 }
 
-func (w *chromiumSteps) chromiumScreenshot(name string) error {
-	if w.chrome == nil {
+func (cr *chromiumSteps) chromiumScreenshot(name string) error {
+	if cr.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
-	png, err := chromedp.Run(w.chrome.ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(cr.chrome.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		return err
 	}
-	dir := w.suite.env.Artifacts
+	dir := cr.suite.env.Artifacts
 	if dir == "" {
 		dir = os.TempDir()
 	}
@@ -269,9 +269,9 @@ func (w *chromiumSteps) chromiumScreenshot(name string) error {
 	return os.WriteFile(filepath.Join(dir, name), png, 0o644)
 }
 
-func (w *chromiumSteps) inChrome(actions ...chromedp.Action[chromedp.Void]) error {
-	if w.chrome == nil {
+func (cr *chromiumSteps) inChrome(actions ...chromedp.Action[chromedp.Void]) error {
+	if cr.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
-	return chromedp.Do(w.chrome.ctx, actions...)
+	return chromedp.Do(cr.chrome.ctx, actions...)
 }

@@ -18,53 +18,53 @@ type configServerSteps struct {
 	*scenario
 }
 
-func (w *configServerSteps) register(sc *godog.ScenarioContext) {
-	sc.Step(`^the repository holds on "([^"]+)" the file "([^"]+)":$`, w.repositoryHolds)
-	sc.Step(`^the file "([^"]+)" is removed from "([^"]+)"$`, w.fileRemoved)
-	sc.Step(`^the head of "([^"]+)" is tagged "([^"]+)"$`, w.tagHead)
-	sc.Step(`^the commit id of "([^"]+)" is remembered as "([a-z][a-z0-9-]*)"$`, w.rememberCommit)
+func (srv *configServerSteps) register(sc *godog.ScenarioContext) {
+	sc.Step(`^the repository holds on "([^"]+)" the file "([^"]+)":$`, srv.repositoryHolds)
+	sc.Step(`^the file "([^"]+)" is removed from "([^"]+)"$`, srv.fileRemoved)
+	sc.Step(`^the head of "([^"]+)" is tagged "([^"]+)"$`, srv.tagHead)
+	sc.Step(`^the commit id of "([^"]+)" is remembered as "([a-z][a-z0-9-]*)"$`, srv.rememberCommit)
 	// The configuration server's requests never carry credentials; the second form says so where it matters.
-	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)"(?: without credentials)?$`, w.fetchConfig)
-	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)" and label "([^"]+)"$`, w.fetchConfigLabel)
-	sc.Step(`^I request "([^"]+)" from the configuration server$`, w.requestConfigPath)
-	sc.Step(`^the field "([^"]+)" is the commit id of "([^"]+)"$`, w.fieldIsCommitOf)
-	sc.Step(`^the property sources are, highest precedence first:$`, w.propertySourcesAre)
-	sc.Step(`^the property source "([^"]+)" holds:$`, w.propertySourceHolds)
-	sc.Step(`^no property source comes from a file of "([^"]+)"$`, w.noPropertySourceOf)
-	sc.Step(`^the error message names "([^"]+)" and "([^"]+)"$`, w.errorMessageNames)
-	sc.Step(`^the answer is a (yml|yaml|properties|json) document holding:$`, w.documentHolds)
+	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)"(?: without credentials)?$`, srv.fetchConfig)
+	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)" and label "([^"]+)"$`, srv.fetchConfigLabel)
+	sc.Step(`^I request "([^"]+)" from the configuration server$`, srv.requestConfigPath)
+	sc.Step(`^the field "([^"]+)" is the commit id of "([^"]+)"$`, srv.fieldIsCommitOf)
+	sc.Step(`^the property sources are, highest precedence first:$`, srv.propertySourcesAre)
+	sc.Step(`^the property source "([^"]+)" holds:$`, srv.propertySourceHolds)
+	sc.Step(`^no property source comes from a file of "([^"]+)"$`, srv.noPropertySourceOf)
+	sc.Step(`^the error message names "([^"]+)" and "([^"]+)"$`, srv.errorMessageNames)
+	sc.Step(`^the answer is a (yml|yaml|properties|json) document holding:$`, srv.documentHolds)
 }
 
-func (w *configServerSteps) configServer() (*ConfigServer, error) {
-	cs := w.suite.env.ConfigServer
+func (srv *configServerSteps) configServer() (*ConfigServer, error) {
+	cs := srv.suite.env.ConfigServer
 	if cs == nil {
 		return nil, fmt.Errorf("the target declares no configServer")
 	}
 	return cs, nil
 }
 
-func (w *configServerSteps) repositoryHolds(branch, file string, content *godog.DocString) error {
-	branch, file, err := w.expand2(branch, file)
+func (srv *configServerSteps) repositoryHolds(branch, file string, content *godog.DocString) error {
+	branch, file, err := srv.expand2(branch, file)
 	if err != nil {
 		return err
 	}
-	body, err := w.expand(content.Content + "\n")
+	body, err := srv.expand(content.Content + "\n")
 	if err != nil {
 		return err
 	}
-	return w.commitFiles(branch, "tck: write "+file, map[string]*string{file: &body})
+	return srv.commitFiles(branch, "tck: write "+file, map[string]*string{file: &body})
 }
 
-func (w *configServerSteps) fileRemoved(file, branch string) error {
-	file, branch, err := w.expand2(file, branch)
+func (srv *configServerSteps) fileRemoved(file, branch string) error {
+	file, branch, err := srv.expand2(file, branch)
 	if err != nil {
 		return err
 	}
-	return w.commitFiles(branch, "tck: remove "+file, map[string]*string{file: nil})
+	return srv.commitFiles(branch, "tck: remove "+file, map[string]*string{file: nil})
 }
 
-func (w *configServerSteps) commitFiles(branch, message string, files map[string]*string) error {
-	ws, err := w.workspaceOf()
+func (srv *configServerSteps) commitFiles(branch, message string, files map[string]*string) error {
+	ws, err := srv.workspaceOf()
 	if err != nil {
 		return err
 	}
@@ -72,62 +72,62 @@ func (w *configServerSteps) commitFiles(branch, message string, files map[string
 	return err
 }
 
-func (w *configServerSteps) workspaceOf() (*workspace, error) {
-	if _, err := w.configServer(); err != nil {
+func (srv *configServerSteps) workspaceOf() (*workspace, error) {
+	if _, err := srv.configServer(); err != nil {
 		return nil, err
 	}
-	return w.suite.workspace()
+	return srv.suite.workspace()
 }
 
-func (w *configServerSteps) tagHead(branch, tag string) error {
-	branch, tag, err := w.expand2(branch, tag)
+func (srv *configServerSteps) tagHead(branch, tag string) error {
+	branch, tag, err := srv.expand2(branch, tag)
 	if err != nil {
 		return err
 	}
-	ws, err := w.workspaceOf()
+	ws, err := srv.workspaceOf()
 	if err != nil {
 		return err
 	}
 	return ws.tag(tag, branch)
 }
 
-func (w *configServerSteps) rememberCommit(label, name string) error {
-	hash, err := w.commitOf(label)
+func (srv *configServerSteps) rememberCommit(label, name string) error {
+	hash, err := srv.commitOf(label)
 	if err != nil {
 		return err
 	}
-	w.vars[name] = hash
+	srv.vars[name] = hash
 	return nil
 }
 
-func (w *configServerSteps) commitOf(label string) (string, error) {
-	label, err := w.expand(label)
+func (srv *configServerSteps) commitOf(label string) (string, error) {
+	label, err := srv.expand(label)
 	if err != nil {
 		return "", err
 	}
-	ws, err := w.workspaceOf()
+	ws, err := srv.workspaceOf()
 	if err != nil {
 		return "", err
 	}
 	return ws.head(label)
 }
 
-func (w *configServerSteps) fetchConfig(app, profile string) error {
-	return w.requestConfigPath("/" + app + "/" + profile)
+func (srv *configServerSteps) fetchConfig(app, profile string) error {
+	return srv.requestConfigPath("/" + app + "/" + profile)
 }
 
-func (w *configServerSteps) fetchConfigLabel(app, profile, label string) error {
-	return w.requestConfigPath("/" + app + "/" + profile + "/" + label)
+func (srv *configServerSteps) fetchConfigLabel(app, profile, label string) error {
+	return srv.requestConfigPath("/" + app + "/" + profile + "/" + label)
 }
 
 // requestConfigPath sends the path as written (after placeholders), without cleaning or re-encoding, so that
 // scenarios can send the malformed paths a server must refuse.
-func (w *configServerSteps) requestConfigPath(path string) error {
-	cs, err := w.configServer()
+func (srv *configServerSteps) requestConfigPath(path string) error {
+	cs, err := srv.configServer()
 	if err != nil {
 		return err
 	}
-	path, err = w.expand(path)
+	path, err = srv.expand(path)
 	if err != nil {
 		return err
 	}
@@ -142,20 +142,20 @@ func (w *configServerSteps) requestConfigPath(path string) error {
 	if err != nil {
 		return fmt.Errorf("building the request for %s: %w", path, err)
 	}
-	return w.do(req)
+	return srv.do(req)
 }
 
-func (w *configServerSteps) fieldIsCommitOf(name, label string) error {
-	want, err := w.commitOf(label)
+func (srv *configServerSteps) fieldIsCommitOf(name, label string) error {
+	want, err := srv.commitOf(label)
 	if err != nil {
 		return err
 	}
-	got, err := w.field(name)
+	got, err := srv.field(name)
 	if err != nil {
 		return err
 	}
 	if got != want {
-		return w.failf("field %q is %s, want the commit id of %s: %q", name, mustJSON(got), label, want)
+		return srv.failf("field %q is %s, want the commit id of %s: %q", name, mustJSON(got), label, want)
 	}
 	return nil
 }
@@ -166,29 +166,29 @@ type propertySource struct {
 	Source map[string]any `json:"source"`
 }
 
-func (w *configServerSteps) propertySources() ([]propertySource, error) {
-	raw, err := w.field("propertySources")
+func (srv *configServerSteps) propertySources() ([]propertySource, error) {
+	raw, err := srv.field("propertySources")
 	if err != nil {
 		return nil, err
 	}
 	data, _ := json.Marshal(raw)
 	var ps []propertySource
 	if err := json.Unmarshal(data, &ps); err != nil {
-		return nil, w.failf("propertySources is not a list of {name, source}: %v", err)
+		return nil, srv.failf("propertySources is not a list of {name, source}: %v", err)
 	}
 	return ps, nil
 }
 
 func fileOf(sourceName string) string { return sourceName[strings.LastIndex(sourceName, "/")+1:] }
 
-func (w *configServerSteps) propertySourcesAre(table *godog.Table) error {
-	ps, err := w.propertySources()
+func (srv *configServerSteps) propertySourcesAre(table *godog.Table) error {
+	ps, err := srv.propertySources()
 	if err != nil {
 		return err
 	}
 	var want, got []string
 	for _, row := range table.Rows {
-		f, err := w.expand(row.Cells[0].Value)
+		f, err := srv.expand(row.Cells[0].Value)
 		if err != nil {
 			return err
 		}
@@ -198,46 +198,46 @@ func (w *configServerSteps) propertySourcesAre(table *godog.Table) error {
 		got = append(got, fileOf(p.Name))
 	}
 	if !reflect.DeepEqual(want, got) {
-		return w.failf("property sources are %v, want %v (names are <repository uri>/<file>)", got, want)
+		return srv.failf("property sources are %v, want %v (names are <repository uri>/<file>)", got, want)
 	}
 	return nil
 }
 
-func (w *configServerSteps) noPropertySourceOf(app string) error {
-	app, err := w.expand(app)
+func (srv *configServerSteps) noPropertySourceOf(app string) error {
+	app, err := srv.expand(app)
 	if err != nil {
 		return err
 	}
-	ps, err := w.propertySources()
+	ps, err := srv.propertySources()
 	if err != nil {
 		return err
 	}
 	for _, p := range ps {
 		if f := fileOf(p.Name); strings.HasPrefix(f, app+".") || strings.HasPrefix(f, app+"-") {
-			return w.failf("property source %q belongs to %s, which has no files", p.Name, app)
+			return srv.failf("property source %q belongs to %s, which has no files", p.Name, app)
 		}
 	}
 	return nil
 }
 
-func (w *configServerSteps) propertySourceHolds(file string, table *godog.Table) error {
-	file, err := w.expand(file)
+func (srv *configServerSteps) propertySourceHolds(file string, table *godog.Table) error {
+	file, err := srv.expand(file)
 	if err != nil {
 		return err
 	}
-	ps, err := w.propertySources()
+	ps, err := srv.propertySources()
 	if err != nil {
 		return err
 	}
 	for _, p := range ps {
 		if fileOf(p.Name) == file {
 			if !strings.Contains(p.Name, "/") {
-				return w.failf("property source name %q is not <repository uri>/%s", p.Name, file)
+				return srv.failf("property source name %q is not <repository uri>/%s", p.Name, file)
 			}
-			return w.keysHold(p.Source, table, asJSON)
+			return srv.keysHold(p.Source, table, asJSON)
 		}
 	}
-	return w.failf("no property source is named after %q", file)
+	return srv.failf("no property source is named after %q", file)
 }
 
 // valueMode says how a table's values are compared with a document's.
@@ -249,16 +249,16 @@ const (
 )
 
 // keysHold checks a key/value table against flattened keys.
-func (w *configServerSteps) keysHold(source map[string]any, table *godog.Table, mode valueMode) error {
+func (srv *configServerSteps) keysHold(source map[string]any, table *godog.Table, mode valueMode) error {
 	for _, row := range table.Rows[1:] {
 		key, want := row.Cells[0].Value, row.Cells[1].Value
-		want, err := w.expand(want)
+		want, err := srv.expand(want)
 		if err != nil {
 			return err
 		}
 		got, ok := source[key]
 		if !ok {
-			return w.failf("key %q is missing; keys: %v", key, sortedKeys(source))
+			return srv.failf("key %q is missing; keys: %v", key, sortedKeys(source))
 		}
 		if mode == asJSON {
 			wantValue, err := decodeJSON(want)
@@ -266,39 +266,39 @@ func (w *configServerSteps) keysHold(source map[string]any, table *godog.Table, 
 				return fmt.Errorf("the expected value of %s, %s, is not JSON: %w", key, want, err)
 			}
 			if !jsonEqual(got, wantValue) {
-				return w.failf("key %q is %s, want %s", key, mustJSON(got), want)
+				return srv.failf("key %q is %s, want %s", key, mustJSON(got), want)
 			}
 		} else if fmt.Sprint(got) != want {
-			return w.failf("key %q is %q, want %q", key, fmt.Sprint(got), want)
+			return srv.failf("key %q is %q, want %q", key, fmt.Sprint(got), want)
 		}
 	}
 	return nil
 }
 
-func (w *configServerSteps) errorMessageNames(a, b string) error {
-	a, b, err := w.expand2(a, b)
+func (srv *configServerSteps) errorMessageNames(a, b string) error {
+	a, b, err := srv.expand2(a, b)
 	if err != nil {
 		return err
 	}
-	msg, err := w.field("message")
+	msg, err := srv.field("message")
 	if err != nil {
 		return err
 	}
 	s, _ := msg.(string)
 	if !strings.Contains(s, a) || !strings.Contains(s, b) {
-		return w.failf("the error message %q does not name both %q and %q", s, a, b)
+		return srv.failf("the error message %q does not name both %q and %q", s, a, b)
 	}
 	return nil
 }
 
 // documentHolds reads a flat document (yml, yaml, properties or json) and checks flattened keys as text.
-func (w *configServerSteps) documentHolds(format string, table *godog.Table) error {
-	a, err := w.answer()
+func (srv *configServerSteps) documentHolds(format string, table *godog.Table) error {
+	a, err := srv.answer()
 	if err != nil {
 		return err
 	}
 	if a.status != 200 {
-		return w.failf("status %d, want 200", a.status)
+		return srv.failf("status %d, want 200", a.status)
 	}
 	flat := map[string]any{}
 	switch format {
@@ -311,11 +311,11 @@ func (w *configServerSteps) documentHolds(format string, table *godog.Table) err
 	default: // yml, yaml and json: JSON is YAML, so one decoder reads all three
 		var doc any
 		if err := yaml.Unmarshal(a.body, &doc); err != nil {
-			return w.failf("the body is not %s: %v", format, err)
+			return srv.failf("the body is not %s: %v", format, err)
 		}
 		flatten("", doc, flat)
 	}
-	return w.keysHold(flat, table, asText)
+	return srv.keysHold(flat, table, asText)
 }
 
 // flatten turns a nested document into Spring's flattened keys: a.b for maps, a[0] for lists.

@@ -20,29 +20,29 @@ type fortuneSteps struct {
 	*scenario
 }
 
-func (w *fortuneSteps) register(sc *godog.ScenarioContext) {
+func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the fortune service is called at "([^"]+)" with the access token$`, func(path string) error {
-		return w.callFortune(path, w.vars["access_token"])
+		return fs.callFortune(path, fs.vars["access_token"])
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with no token$`, func(path string) error {
-		return w.callFortune(path, "")
+		return fs.callFortune(path, "")
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with the token "([^"]+)"$`, func(path, token string) error {
-		token, err := w.expand(token)
+		token, err := fs.expand(token)
 		if err != nil {
 			return err
 		}
-		return w.callFortune(path, token)
+		return fs.callFortune(path, token)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with a token signed by a key of its own$`, func(path string) error {
-		token, err := w.forgedToken()
+		token, err := fs.forgedToken()
 		if err != nil {
 			return err
 		}
-		return w.callFortune(path, token)
+		return fs.callFortune(path, token)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with the access token with its last character changed$`, func(path string) error {
-		t := w.vars["access_token"]
+		t := fs.vars["access_token"]
 		if t == "" {
 			return fmt.Errorf("no access token is held")
 		}
@@ -50,74 +50,74 @@ func (w *fortuneSteps) register(sc *godog.ScenarioContext) {
 		if strings.HasSuffix(t, "A") {
 			last = "B"
 		}
-		return w.callFortune(path, t[:len(t)-1]+last)
+		return fs.callFortune(path, t[:len(t)-1]+last)
 	})
-	sc.Step(`^the answer is a fortune$`, w.answerIsFortune)
-	sc.Step(`^the request is refused$`, w.requestRefused)
-	sc.Step(`^the answer is (\d{3}) with a Bearer challenge$`, func(status int) error { return w.bearerChallenge(status, "") })
-	sc.Step(`^the answer is (\d{3}) with a Bearer challenge with the error "([^"]+)"$`, w.bearerChallenge)
+	sc.Step(`^the answer is a fortune$`, fs.answerIsFortune)
+	sc.Step(`^the request is refused$`, fs.requestRefused)
+	sc.Step(`^the answer is (\d{3}) with a Bearer challenge$`, func(status int) error { return fs.bearerChallenge(status, "") })
+	sc.Step(`^the answer is (\d{3}) with a Bearer challenge with the error "([^"]+)"$`, fs.bearerChallenge)
 }
 
-func (w *fortuneSteps) callFortune(path, token string) error {
-	f := w.suite.env.Fortune
+func (fs *fortuneSteps) callFortune(path, token string) error {
+	f := fs.suite.env.Fortune
 	if f == nil {
 		return fmt.Errorf("the target declares no fortune service")
 	}
-	return w.send(request{method: http.MethodGet, url: f.URL + path, bearer: token})
+	return fs.send(request{method: http.MethodGet, url: f.URL + path, bearer: token})
 }
 
-func (w *fortuneSteps) answerIsFortune() error {
-	a, err := w.answer()
+func (fs *fortuneSteps) answerIsFortune() error {
+	a, err := fs.answer()
 	if err != nil {
 		return err
 	}
 	if a.status != http.StatusOK {
-		return w.failf("status %d, want 200 and a fortune", a.status)
+		return fs.failf("status %d, want 200 and a fortune", a.status)
 	}
 	if ct := a.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-		return w.failf("Content-Type %q, want text/plain", ct)
+		return fs.failf("Content-Type %q, want text/plain", ct)
 	}
 	if strings.TrimSpace(string(a.body)) == "" {
-		return w.failf("the fortune is empty")
+		return fs.failf("the fortune is empty")
 	}
 	return nil
 }
 
 // requestRefused accepts any refusal: the spec leaves status and body open, but a refusal is a 4xx answer.
-func (w *fortuneSteps) requestRefused() error {
-	a, err := w.answer()
+func (fs *fortuneSteps) requestRefused() error {
+	a, err := fs.answer()
 	if err != nil {
 		return err
 	}
 	if a.status < 400 || a.status > 499 {
-		return w.failf("status %d, want the request refused (4xx)", a.status)
+		return fs.failf("status %d, want the request refused (4xx)", a.status)
 	}
 	return nil
 }
 
 // bearerChallenge checks an RFC 6750 refusal: the status, a Bearer challenge and its error attribute, or no
 // error attribute at all when want is empty (a request that sent no token).
-func (w *fortuneSteps) bearerChallenge(status int, want string) error {
-	if err := w.answerIs(status); err != nil {
+func (fs *fortuneSteps) bearerChallenge(status int, want string) error {
+	if err := fs.answerIs(status); err != nil {
 		return err
 	}
-	h := w.last.header.Get("WWW-Authenticate")
+	h := fs.last.header.Get("WWW-Authenticate")
 	if !strings.HasPrefix(strings.ToLower(h), "bearer") {
-		return w.failf("WWW-Authenticate is %q, want a Bearer challenge", h)
+		return fs.failf("WWW-Authenticate is %q, want a Bearer challenge", h)
 	}
 	has := strings.Contains(h, "error=")
 	if want == "" && has {
-		return w.failf("WWW-Authenticate is %q: without a token there is no error to report (RFC 6750 3.1)", h)
+		return fs.failf("WWW-Authenticate is %q: without a token there is no error to report (RFC 6750 3.1)", h)
 	}
 	if want != "" && !strings.Contains(h, fmt.Sprintf(`error="%s"`, want)) {
-		return w.failf("WWW-Authenticate is %q, want error=%q", h, want)
+		return fs.failf("WWW-Authenticate is %q, want error=%q", h, want)
 	}
 	return nil
 }
 
 // forgedToken is a well-formed RS256 JWT with every claim a real token has, signed by a key the
 // authorization server never saw: a resource server that accepts it does not validate tokens.
-func (w *fortuneSteps) forgedToken() (string, error) {
+func (fs *fortuneSteps) forgedToken() (string, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return "", err
@@ -125,10 +125,10 @@ func (w *fortuneSteps) forgedToken() (string, error) {
 	now := time.Now().Unix()
 	header := map[string]string{"alg": "RS256", "typ": "JWT", "kid": "tck-" + randomID()}
 	claims := map[string]any{
-		"jti": randomID(), "sub": w.vars["user_id"], "user_id": w.vars["user_id"], "user_name": w.vars["user"],
-		"client_id": w.vars["client"], "cid": w.vars["client"], "azp": w.vars["client"],
-		"scope": []string{"openid", "fortunes.read"}, "aud": []string{w.vars["client"], "openid", "fortunes"},
-		"iss": w.suite.endpoints.Issuer, "iat": now, "exp": now + 3600, "grant_type": "authorization_code",
+		"jti": randomID(), "sub": fs.vars["user_id"], "user_id": fs.vars["user_id"], "user_name": fs.vars["user"],
+		"client_id": fs.vars["client"], "cid": fs.vars["client"], "azp": fs.vars["client"],
+		"scope": []string{"openid", "fortunes.read"}, "aud": []string{fs.vars["client"], "openid", "fortunes"},
+		"iss": fs.suite.endpoints.Issuer, "iat": now, "exp": now + 3600, "grant_type": "authorization_code",
 	}
 	enc := func(v any) string {
 		b, _ := json.Marshal(v)

@@ -79,65 +79,65 @@ type sendOptions struct {
 	turns   []map[string]string
 }
 
-func (w *gatewaySteps) register(sc *godog.ScenarioContext) {
-	w.routes = map[string]string{}
-	w.client = newRestyClient(gatewayClient, w.record)
-	w.vars["other_route"], w.vars["other_host"] = w.vars["route"]+"-other", "other-"+w.vars["host"]
-	sc.Step(`^an upstream that counts the requests it receives$`, w.upstreamRuns)
-	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, w.routeToUpstream)
-	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, w.applyPolicy)
+func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
+	gw.routes = map[string]string{}
+	gw.client = newRestyClient(gatewayClient, gw.record)
+	gw.vars["other_route"], gw.vars["other_host"] = gw.vars["route"]+"-other", "other-"+gw.vars["host"]
+	sc.Step(`^an upstream that counts the requests it receives$`, gw.upstreamRuns)
+	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, gw.routeToUpstream)
+	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, gw.applyPolicy)
 	sc.Step(`^(\d+) requests? with "([^"]+)" (?:are|is) sent to the route(?: "([^"]+)")?$`, func(n int, h, route string) error {
-		return w.sendHeaders(n, h, sendOptions{method: "GET", route: route})
+		return gw.sendHeaders(n, h, sendOptions{method: "GET", route: route})
 	})
 	sc.Step(`^(\d+) requests with "([^"]+)" and "([^"]+)" are sent to the route$`, func(n int, h1, h2 string) error {
-		return w.sendHeaders(n, h1+"\n"+h2, sendOptions{method: "GET"})
+		return gw.sendHeaders(n, h1+"\n"+h2, sendOptions{method: "GET"})
 	})
 	sc.Step(`^(\d+) (GET|HEAD) requests with "([^"]+)" are sent to the route over HTTPS$`, func(n int, method, h string) error {
-		return w.sendHeaders(n, h, sendOptions{method: method, listener: overHTTPS})
+		return gw.sendHeaders(n, h, sendOptions{method: method, listener: overHTTPS})
 	})
 	sc.Step(`^(\d+) requests with "([^"]+)" are sent to the route, alternately through instances 1 and 2$`, func(n int, h string) error {
-		return w.sendHeaders(n, h, sendOptions{method: "GET", spread: alternately})
+		return gw.sendHeaders(n, h, sendOptions{method: "GET", spread: alternately})
 	})
 	sc.Step(`^(\d+) requests with "([^"]+)" are sent to the route within one Second window$`, func(n int, h string) error {
 		waitForWindowStart(time.Second)
-		return w.sendHeaders(n, h, sendOptions{method: "GET"})
+		return gw.sendHeaders(n, h, sendOptions{method: "GET"})
 	})
 	sc.Step(`^(\d+) requests without "([^"]+)" are sent to the route$`, func(n int, _ string) error {
-		return w.sendToRoute(n, sendOptions{method: "GET"})
+		return gw.sendToRoute(n, sendOptions{method: "GET"})
 	})
-	sc.Step(`^requests with "([^"]+)" and "([^"]+)" in turn are sent to the route until one is answered 429, (\d+) at most$`, w.sendUntilLimited)
-	sc.Step(`^the last request is answered 429 with the header "([^"]+)" "([^"]+)"$`, w.lastLimitedWith)
-	sc.Step(`^request (\d+) passes with x-ratelimit-remaining "(\d+)"$`, w.requestPasses)
-	sc.Step(`^requests (\d+) and (\d+) pass$`, w.requestsPass)
-	sc.Step(`^each request before the last passes with an x-ratelimit-remaining one less than the request before it$`, w.remainingCountsDown)
-	sc.Step(`^request (\d+) is answered 429$`, func(i int) error { return w.requestLimited(i, nil) })
-	sc.Step(`^request (\d+) is answered 429 with the headers:$`, w.requestLimited)
-	sc.Step(`^every answer has the header "([^"]+)" "([^"]+)"$`, w.everyAnswerHas)
-	sc.Step(`^requests (\d+) to (\d+) pass without rate-limit headers$`, w.passUnlimited)
-	sc.Step(`^every request passes without rate-limit headers$`, func() error { return w.passUnlimited(1, len(w.answers)) })
-	sc.Step(`^the upstream received (\d+) requests for the route(?: "([^"]+)")?$`, w.upstreamReceived)
-	sc.Step(`^the upstream received every request that passed$`, w.upstreamReceivedPassed)
-	sc.Step(`^the x-ratelimit-reset of request (\d+) is the number of seconds left in its (\d+)-second window$`, w.resetCountsDown)
-	sc.Step(`^the x-ratelimit-reset of request (\d+) has elapsed$`, w.waitForReset)
-	sc.Step(`^the access log line of request (\d+) has:$`, w.accessLogHas)
+	sc.Step(`^requests with "([^"]+)" and "([^"]+)" in turn are sent to the route until one is answered 429, (\d+) at most$`, gw.sendUntilLimited)
+	sc.Step(`^the last request is answered 429 with the header "([^"]+)" "([^"]+)"$`, gw.lastLimitedWith)
+	sc.Step(`^request (\d+) passes with x-ratelimit-remaining "(\d+)"$`, gw.requestPasses)
+	sc.Step(`^requests (\d+) and (\d+) pass$`, gw.requestsPass)
+	sc.Step(`^each request before the last passes with an x-ratelimit-remaining one less than the request before it$`, gw.remainingCountsDown)
+	sc.Step(`^request (\d+) is answered 429$`, func(i int) error { return gw.requestLimited(i, nil) })
+	sc.Step(`^request (\d+) is answered 429 with the headers:$`, gw.requestLimited)
+	sc.Step(`^every answer has the header "([^"]+)" "([^"]+)"$`, gw.everyAnswerHas)
+	sc.Step(`^requests (\d+) to (\d+) pass without rate-limit headers$`, gw.passUnlimited)
+	sc.Step(`^every request passes without rate-limit headers$`, func() error { return gw.passUnlimited(1, len(gw.answers)) })
+	sc.Step(`^the upstream received (\d+) requests for the route(?: "([^"]+)")?$`, gw.upstreamReceived)
+	sc.Step(`^the upstream received every request that passed$`, gw.upstreamReceivedPassed)
+	sc.Step(`^the x-ratelimit-reset of request (\d+) is the number of seconds left in its (\d+)-second window$`, gw.resetCountsDown)
+	sc.Step(`^the x-ratelimit-reset of request (\d+) has elapsed$`, gw.waitForReset)
+	sc.Step(`^the access log line of request (\d+) has:$`, gw.accessLogHas)
 }
 
-func (w *gatewaySteps) gateway() (*Gateway, error) {
-	g := w.suite.env.Gateway
+func (gw *gatewaySteps) gateway() (*Gateway, error) {
+	g := gw.suite.env.Gateway
 	if g == nil || len(g.Instances) == 0 {
 		return nil, fmt.Errorf("the target declares no gateway")
 	}
 	return g, nil
 }
 
-func (w *gatewaySteps) upstreamRuns() error {
-	_, err := w.suite.upstreamServer()
+func (gw *gatewaySteps) upstreamRuns() error {
+	_, err := gw.suite.upstreamServer()
 	return err
 }
 
 // expandTemplate reads a template of features/testdata/gateway and fills in the scenario's names.
-func (w *gatewaySteps) expandTemplate(template string, names map[string]string) (string, error) {
-	g, err := w.gateway()
+func (gw *gatewaySteps) expandTemplate(template string, names map[string]string) (string, error) {
+	g, err := gw.gateway()
 	if err != nil {
 		return "", err
 	}
@@ -149,44 +149,44 @@ func (w *gatewaySteps) expandTemplate(template string, names map[string]string) 
 	for k, v := range names {
 		text = strings.ReplaceAll(text, "{"+k+"}", v)
 	}
-	return w.expand(text)
+	return gw.expand(text)
 }
 
 // routeToUpstream applies a route for a host and waits, on every instance, until the gateway routes it (a
 // manifest takes effect asynchronously).
-func (w *gatewaySteps) routeToUpstream(ctx context.Context, route, host string) error {
-	route, host, err := w.expand2(route, host)
+func (gw *gatewaySteps) routeToUpstream(ctx context.Context, route, host string) error {
+	route, host, err := gw.expand2(route, host)
 	if err != nil {
 		return err
 	}
-	up, err := w.suite.upstreamServer()
+	up, err := gw.suite.upstreamServer()
 	if err != nil {
 		return err
 	}
-	g, err := w.gateway()
+	g, err := gw.gateway()
 	if err != nil {
 		return err
 	}
-	w.vars["gateway"], w.vars["upstream_host"], w.vars["upstream_port"] = g.Name, up.host, strconv.Itoa(up.port)
-	manifest, err := w.expandTemplate("route.yaml", map[string]string{"route": route, "host": host})
+	gw.vars["gateway"], gw.vars["upstream_host"], gw.vars["upstream_port"] = g.Name, up.host, strconv.Itoa(up.port)
+	manifest, err := gw.expandTemplate("route.yaml", map[string]string{"route": route, "host": host})
 	if err != nil {
 		return err
 	}
 	if err := g.Apply(ctx, route+"-route", []byte(manifest)); err != nil {
 		return err
 	}
-	w.routes[route] = host
-	return w.onEveryInstance(g, "the gateway to route "+host, func(inst GatewayInstance) (bool, error) {
-		ex, err := w.routeRequest(inst.HTTP, "GET", route, map[string]string{"x-tck-probe": randomID()})
+	gw.routes[route] = host
+	return gw.onEveryInstance(g, "the gateway to route "+host, func(inst GatewayInstance) (bool, error) {
+		ex, err := gw.routeRequest(inst.HTTP, "GET", route, map[string]string{"x-tck-probe": randomID()})
 		return err == nil && ex.status != http.StatusNotFound, nil
 	})
 }
 
 // onEveryInstance waits, 15 seconds at most, until done holds on every gateway instance: each instance loads a
 // manifest on its own, and a scenario may send its requests to any of them.
-func (w *gatewaySteps) onEveryInstance(g *Gateway, what string, done func(GatewayInstance) (bool, error)) error {
+func (gw *gatewaySteps) onEveryInstance(g *Gateway, what string, done func(GatewayInstance) (bool, error)) error {
 	for i, inst := range g.Instances {
-		err := w.until(15*time.Second, fmt.Sprintf("%s on instance %d (%s)", what, i+1, inst.HTTP), func() (bool, error) {
+		err := gw.until(15*time.Second, fmt.Sprintf("%s on instance %d (%s)", what, i+1, inst.HTTP), func() (bool, error) {
 			return done(inst)
 		})
 		if err != nil {
@@ -256,13 +256,13 @@ func (p *policyManifest) window() time.Duration {
 // headers, then until the current window has room for a scenario: it has run a few seconds (so that the
 // seconds left in it tell a reset at its end from a whole window) and has enough left for the scenario's
 // requests to fall into it. A Second window is aligned by the step that sends within it.
-func (w *gatewaySteps) applyPolicy(ctx context.Context, template, route string) error {
+func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string) error {
 	route = cmp.Or(route, "{route}")
-	route, err := w.expand(route)
+	route, err := gw.expand(route)
 	if err != nil {
 		return err
 	}
-	manifest, err := w.expandTemplate(template, nil)
+	manifest, err := gw.expandTemplate(template, nil)
 	if err != nil {
 		return err
 	}
@@ -277,19 +277,19 @@ func (w *gatewaySteps) applyPolicy(ctx context.Context, template, route string) 
 	if !slices.Contains(targets, route) {
 		return fmt.Errorf("the policy %s targets %v, not the route %s the step names", template, targets, route)
 	}
-	g, err := w.gateway()
+	g, err := gw.gateway()
 	if err != nil {
 		return err
 	}
-	if err := g.Apply(ctx, w.vars["route"]+"-"+strings.TrimSuffix(template, ".yaml"), []byte(manifest)); err != nil {
+	if err := g.Apply(ctx, gw.vars["route"]+"-"+strings.TrimSuffix(template, ".yaml"), []byte(manifest)); err != nil {
 		return err
 	}
 	for _, target := range targets {
-		if _, ok := w.routes[target]; !ok {
+		if _, ok := gw.routes[target]; !ok {
 			return fmt.Errorf("the policy %s targets %s, a route this scenario did not apply", template, target)
 		}
-		err := w.onEveryInstance(g, "the policy "+template+" to take effect on "+target, func(inst GatewayInstance) (bool, error) {
-			ex, err := w.routeRequest(inst.HTTP, "GET", target, p.probeHeaders())
+		err := gw.onEveryInstance(g, "the policy "+template+" to take effect on "+target, func(inst GatewayInstance) (bool, error) {
+			ex, err := gw.routeRequest(inst.HTTP, "GET", target, p.probeHeaders())
 			return err == nil && ex.header.Get("x-ratelimit-limit") != "", nil
 		})
 		if err != nil {
@@ -327,8 +327,8 @@ func waitForWindowStart(win time.Duration) {
 
 // routeRequest sends one request for a route's host to a listener, with headers and a request id, and returns
 // its answer (also the scenario's last).
-func (w *gatewaySteps) routeRequest(base, method, route string, headers map[string]string) (*exchange, error) {
-	host, ok := w.routes[route]
+func (gw *gatewaySteps) routeRequest(base, method, route string, headers map[string]string) (*exchange, error) {
+	host, ok := gw.routes[route]
 	if !ok {
 		return nil, fmt.Errorf("the scenario applied no route %s", route)
 	}
@@ -337,7 +337,7 @@ func (w *gatewaySteps) routeRequest(base, method, route string, headers map[stri
 		h = map[string]string{}
 	}
 	h["Host"], h["x-request-id"] = host, "tck-"+randomID()
-	ex, err := w.sendWith(w.client, request{method: method, url: base + "/" + route, header: h})
+	ex, err := gw.sendWith(gw.client, request{method: method, url: base + "/" + route, header: h})
 	if err != nil {
 		return nil, fmt.Errorf("%w (Host %s)", err, host)
 	}
@@ -351,21 +351,21 @@ var gatewayClient = &http.Client{
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
-func (w *gatewaySteps) sendHeaders(n int, text string, o sendOptions) error {
-	h, err := w.headerLines(text)
+func (gw *gatewaySteps) sendHeaders(n int, text string, o sendOptions) error {
+	h, err := gw.headerLines(text)
 	if err != nil {
 		return err
 	}
 	o.headers = h
-	return w.sendToRoute(n, o)
+	return gw.sendToRoute(n, o)
 }
 
-func (w *gatewaySteps) sendToRoute(n int, o sendOptions) error {
-	g, err := w.gateway()
+func (gw *gatewaySteps) sendToRoute(n int, o sendOptions) error {
+	g, err := gw.gateway()
 	if err != nil {
 		return err
 	}
-	if o.route, err = w.expand(cmp.Or(o.route, "{route}")); err != nil {
+	if o.route, err = gw.expand(cmp.Or(o.route, "{route}")); err != nil {
 		return err
 	}
 	if o.spread == alternately && len(g.Instances) < 2 {
@@ -384,130 +384,130 @@ func (w *gatewaySteps) sendToRoute(n int, o sendOptions) error {
 		}
 		headers := o.headers
 		if len(o.turns) > 0 {
-			headers = o.turns[len(w.answers)%len(o.turns)]
+			headers = o.turns[len(gw.answers)%len(o.turns)]
 		}
-		ex, err := w.routeRequest(base, o.method, o.route, headers)
+		ex, err := gw.routeRequest(base, o.method, o.route, headers)
 		if err != nil {
 			return err
 		}
-		w.answers = append(w.answers, ex)
+		gw.answers = append(gw.answers, ex)
 	}
 	return nil
 }
 
 // sendUntilLimited sends requests with two header values in turn until one is answered 429.
-func (w *gatewaySteps) sendUntilLimited(first, second string, most int) error {
+func (gw *gatewaySteps) sendUntilLimited(first, second string, most int) error {
 	var turns []map[string]string
 	for _, text := range []string{first, second} {
-		h, err := w.headerLines(text)
+		h, err := gw.headerLines(text)
 		if err != nil {
 			return err
 		}
 		turns = append(turns, h)
 	}
 	for i := 0; i < most; i++ {
-		if err := w.sendToRoute(1, sendOptions{method: "GET", turns: turns}); err != nil {
+		if err := gw.sendToRoute(1, sendOptions{method: "GET", turns: turns}); err != nil {
 			return err
 		}
-		if w.last.status == http.StatusTooManyRequests {
+		if gw.last.status == http.StatusTooManyRequests {
 			return nil
 		}
 	}
-	return w.failf("%d requests passed; the route's limit never answered 429", most)
+	return gw.failf("%d requests passed; the route's limit never answered 429", most)
 }
 
-func (w *gatewaySteps) lastLimitedWith(name, want string) error {
-	if err := w.requestLimited(len(w.answers), nil); err != nil {
+func (gw *gatewaySteps) lastLimitedWith(name, want string) error {
+	if err := gw.requestLimited(len(gw.answers), nil); err != nil {
 		return err
 	}
-	if got := w.last.header.Get(name); got != want {
-		return w.failf("header %s is %q, want %q", name, got, want)
+	if got := gw.last.header.Get(name); got != want {
+		return gw.failf("header %s is %q, want %q", name, got, want)
 	}
 	return nil
 }
 
 // answerNo is the answer to request i (from 1), made the scenario's last so that a failure shows it.
-func (w *gatewaySteps) answerNo(i int) (*exchange, error) {
-	if i < 1 || i > len(w.answers) {
-		return nil, fmt.Errorf("request %d was not sent (%d were)", i, len(w.answers))
+func (gw *gatewaySteps) answerNo(i int) (*exchange, error) {
+	if i < 1 || i > len(gw.answers) {
+		return nil, fmt.Errorf("request %d was not sent (%d were)", i, len(gw.answers))
 	}
-	a := w.answers[i-1]
-	w.last = a
+	a := gw.answers[i-1]
+	gw.last = a
 	return a, nil
 }
 
 // remaining reads x-ratelimit-remaining of answer i as the integer it must be.
-func (w *gatewaySteps) remaining(i int) (int, error) {
-	a, err := w.answerNo(i)
+func (gw *gatewaySteps) remaining(i int) (int, error) {
+	a, err := gw.answerNo(i)
 	if err != nil {
 		return 0, err
 	}
 	n, err := strconv.Atoi(a.header.Get("x-ratelimit-remaining"))
 	if err != nil || n < 0 {
-		return 0, w.failf("request %d: x-ratelimit-remaining %q is not a non-negative integer", i, a.header.Get("x-ratelimit-remaining"))
+		return 0, gw.failf("request %d: x-ratelimit-remaining %q is not a non-negative integer", i, a.header.Get("x-ratelimit-remaining"))
 	}
 	return n, nil
 }
 
-func (w *gatewaySteps) passes(i int) error {
-	a, err := w.answerNo(i)
+func (gw *gatewaySteps) passes(i int) error {
+	a, err := gw.answerNo(i)
 	if err != nil {
 		return err
 	}
 	if a.status != http.StatusOK {
-		return w.failf("request %d: status %d, want 200 from the upstream", i, a.status)
+		return gw.failf("request %d: status %d, want 200 from the upstream", i, a.status)
 	}
 	return nil
 }
 
-func (w *gatewaySteps) requestPasses(i, remaining int) error {
-	if err := w.passes(i); err != nil {
+func (gw *gatewaySteps) requestPasses(i, remaining int) error {
+	if err := gw.passes(i); err != nil {
 		return err
 	}
-	got, err := w.remaining(i)
+	got, err := gw.remaining(i)
 	if err != nil {
 		return err
 	}
 	if got != remaining {
-		return w.failf("request %d: x-ratelimit-remaining %d, want %d", i, got, remaining)
+		return gw.failf("request %d: x-ratelimit-remaining %d, want %d", i, got, remaining)
 	}
 	return nil
 }
 
-func (w *gatewaySteps) requestsPass(i, j int) error {
-	if err := w.passes(i); err != nil {
+func (gw *gatewaySteps) requestsPass(i, j int) error {
+	if err := gw.passes(i); err != nil {
 		return err
 	}
-	return w.passes(j)
+	return gw.passes(j)
 }
 
 // remainingCountsDown checks that every answer before the last passed, each with one request fewer left than
 // the answer before it: the requests spent one counter, whatever their headers.
-func (w *gatewaySteps) remainingCountsDown() error {
+func (gw *gatewaySteps) remainingCountsDown() error {
 	prev := -1
-	for i := 1; i < len(w.answers); i++ {
-		if err := w.passes(i); err != nil {
+	for i := 1; i < len(gw.answers); i++ {
+		if err := gw.passes(i); err != nil {
 			return err
 		}
-		n, err := w.remaining(i)
+		n, err := gw.remaining(i)
 		if err != nil {
 			return err
 		}
 		if prev >= 0 && n != prev-1 {
-			return w.failf("request %d: x-ratelimit-remaining %d, want %d: one less than request %d's", i, n, prev-1, i-1)
+			return gw.failf("request %d: x-ratelimit-remaining %d, want %d: one less than request %d's", i, n, prev-1, i-1)
 		}
 		prev = n
 	}
 	return nil
 }
 
-func (w *gatewaySteps) requestLimited(i int, table *godog.Table) error {
-	a, err := w.answerNo(i)
+func (gw *gatewaySteps) requestLimited(i int, table *godog.Table) error {
+	a, err := gw.answerNo(i)
 	if err != nil {
 		return err
 	}
 	if a.status != http.StatusTooManyRequests {
-		return w.failf("request %d: status %d, want 429", i, a.status)
+		return gw.failf("request %d: status %d, want 429", i, a.status)
 	}
 	if table == nil {
 		return nil
@@ -516,75 +516,75 @@ func (w *gatewaySteps) requestLimited(i int, table *godog.Table) error {
 		name, want := row.Cells[0].Value, row.Cells[1].Value
 		got := a.header.Get(name)
 		if got == "" || (want != "any" && got != want) {
-			return w.failf("request %d: header %s is %q, want %q", i, name, got, want)
+			return gw.failf("request %d: header %s is %q, want %q", i, name, got, want)
 		}
 	}
 	return nil
 }
 
-func (w *gatewaySteps) everyAnswerHas(name, want string) error {
-	for i, a := range w.answers {
+func (gw *gatewaySteps) everyAnswerHas(name, want string) error {
+	for i, a := range gw.answers {
 		if got := a.header.Get(name); got != want {
-			w.last = a
-			return w.failf("request %d: header %s is %q, want %q", i+1, name, got, want)
+			gw.last = a
+			return gw.failf("request %d: header %s is %q, want %q", i+1, name, got, want)
 		}
 	}
 	return nil
 }
 
 // passUnlimited checks that requests from..to passed and carry no rate-limit header: no rule counted them.
-func (w *gatewaySteps) passUnlimited(from, to int) error {
+func (gw *gatewaySteps) passUnlimited(from, to int) error {
 	for i := from; i <= to; i++ {
-		if err := w.passes(i); err != nil {
+		if err := gw.passes(i); err != nil {
 			return err
 		}
 		for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
-			if v := w.last.header.Get(h); v != "" {
-				return w.failf("request %d carries %s: %s; no rule applies to it", i, h, v)
+			if v := gw.last.header.Get(h); v != "" {
+				return gw.failf("request %d carries %s: %s; no rule applies to it", i, h, v)
 			}
 		}
 	}
 	return nil
 }
 
-func (w *gatewaySteps) upstreamReceived(n int, route string) error {
-	route, err := w.expand(cmp.Or(route, "{route}"))
+func (gw *gatewaySteps) upstreamReceived(n int, route string) error {
+	route, err := gw.expand(cmp.Or(route, "{route}"))
 	if err != nil {
 		return err
 	}
-	up, err := w.suite.upstreamServer()
+	up, err := gw.suite.upstreamServer()
 	if err != nil {
 		return err
 	}
 	// Probes carry x-tck-probe, and the upstream leaves them out.
-	host := w.routes[route]
+	host := gw.routes[route]
 	if got := up.count(host); got != n {
-		return w.failf("the upstream received %d requests for %s, want %d", got, host, n)
+		return gw.failf("the upstream received %d requests for %s, want %d", got, host, n)
 	}
 	return nil
 }
 
-func (w *gatewaySteps) upstreamReceivedPassed() error {
+func (gw *gatewaySteps) upstreamReceivedPassed() error {
 	passed := 0
-	for _, a := range w.answers {
+	for _, a := range gw.answers {
 		if a.status == http.StatusOK {
 			passed++
 		}
 	}
-	return w.upstreamReceived(passed, "")
+	return gw.upstreamReceived(passed, "")
 }
 
 // resetCountsDown checks x-ratelimit-reset against the seconds left in the request's window, at the moment the
 // request was sent and at the moment it was answered (the gateway's moment lies between), one second either
 // way for clocks and rounding.
-func (w *gatewaySteps) resetCountsDown(i, window int) error {
-	a, err := w.answerNo(i)
+func (gw *gatewaySteps) resetCountsDown(i, window int) error {
+	a, err := gw.answerNo(i)
 	if err != nil {
 		return err
 	}
 	reset, err := strconv.Atoi(a.header.Get("x-ratelimit-reset"))
 	if err != nil {
-		return w.failf("x-ratelimit-reset %q is not an integer", a.header.Get("x-ratelimit-reset"))
+		return gw.failf("x-ratelimit-reset %q is not an integer", a.header.Get("x-ratelimit-reset"))
 	}
 	win := int64(window)
 	most := win - a.sent.Unix()%win + 1
@@ -593,20 +593,20 @@ func (w *gatewaySteps) resetCountsDown(i, window int) error {
 		least = 0
 	}
 	if int64(reset) < max(least, 1) || int64(reset) > min(most, win) {
-		return w.failf("x-ratelimit-reset is %d, want the seconds left in the %d-second window: %d to %d", reset, window,
+		return gw.failf("x-ratelimit-reset is %d, want the seconds left in the %d-second window: %d to %d", reset, window,
 			max(least, 1), min(most, win))
 	}
 	return nil
 }
 
-func (w *gatewaySteps) waitForReset(i int) error {
-	a, err := w.answerNo(i)
+func (gw *gatewaySteps) waitForReset(i int) error {
+	a, err := gw.answerNo(i)
 	if err != nil {
 		return err
 	}
 	reset, err := strconv.Atoi(a.header.Get("x-ratelimit-reset"))
 	if err != nil || reset < 0 || reset > 5 {
-		return w.failf("x-ratelimit-reset %q: want a few seconds at most", a.header.Get("x-ratelimit-reset"))
+		return gw.failf("x-ratelimit-reset %q: want a few seconds at most", a.header.Get("x-ratelimit-reset"))
 	}
 	time.Sleep(time.Duration(reset)*time.Second + 50*time.Millisecond)
 	return nil
@@ -614,19 +614,19 @@ func (w *gatewaySteps) waitForReset(i int) error {
 
 // accessLogHas finds the access log line of a request by its x-request-id and checks its fields; the log
 // is written asynchronously, so it is read for up to 5 seconds.
-func (w *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
-	a, err := w.answerNo(i)
+func (gw *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
+	a, err := gw.answerNo(i)
 	if err != nil {
 		return err
 	}
-	g, _ := w.gateway()
+	g, _ := gw.gateway()
 	if g.AccessLog == nil {
 		return fmt.Errorf("the target declares no access log for the gateway")
 	}
 	id := a.requestID
-	w.vars["request_id"] = id
+	gw.vars["request_id"] = id
 	var line map[string]any
-	err = w.until(5*time.Second, "the access log line of "+id, func() (bool, error) {
+	err = gw.until(5*time.Second, "the access log line of "+id, func() (bool, error) {
 		log, err := g.AccessLog()
 		if err != nil {
 			return false, err
@@ -639,7 +639,7 @@ func (w *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
 	}
 	for _, row := range table.Rows[1:] {
 		field, want := row.Cells[0].Value, row.Cells[1].Value
-		if want, err = w.expand(want); err != nil {
+		if want, err = gw.expand(want); err != nil {
 			return err
 		}
 		got, ok := line[field]

@@ -59,18 +59,18 @@ type clientSpec struct {
 // bind fills the placeholders of the scenario's identities: fresh names with provisioning, else the
 // fixtures'. Fixtures the target does not give leave their placeholders unset; the scenarios that need them
 // are not supported (the harness knows before the run) and an expansion of them fails loudly.
-func (w *identitySteps) bind(id string) {
-	as := w.suite.env.AuthServer
+func (ids *identitySteps) bind(id string) {
+	as := ids.suite.env.AuthServer
 	if as == nil {
 		return
 	}
-	if w.suite.provisioner != nil {
+	if ids.suite.provisioner != nil {
 		client := "tck-client-" + id
 		for k, v := range map[string]string{"user": "tck-user-" + id, "password": "pw-" + randomID(),
 			"outsider": "tck-user-" + id + "-outsider", "outsider_password": "pw-" + randomID(),
 			"client": client, "resource_client": client + "-resource", "short_client": client + "-short",
 			"user_email": "tck-user-" + id + "@test.org"} {
-			w.vars[k] = v
+			ids.vars[k] = v
 		}
 		return
 	}
@@ -80,88 +80,88 @@ func (w *identitySteps) bind(id string) {
 	}
 	bindUser := func(u *User, name, password string) {
 		if u != nil {
-			w.vars[name], w.vars[password] = u.Username, u.Password
-			w.userIDs[u.Username] = u.ID
+			ids.vars[name], ids.vars[password] = u.Username, u.Password
+			ids.userIDs[u.Username] = u.ID
 			if u.Email != "" {
-				w.vars[name+"_email"] = u.Email
+				ids.vars[name+"_email"] = u.Email
 			}
 		}
 	}
 	bindUser(fx.Reader, "user", "password")
 	bindUser(fx.Outsider, "outsider", "outsider_password")
 	if fx.Reader != nil && fx.Reader.ID != "" {
-		w.vars["user_id"] = fx.Reader.ID
+		ids.vars["user_id"] = fx.Reader.ID
 	}
 	for name, c := range map[string]*Client{"client": fx.Web, "resource_client": fx.Resource, "short_client": fx.ShortLived} {
 		if c != nil {
-			w.vars[name] = c.ID
-			w.secrets[c.ID] = c.Secret
-			w.redirects[c.ID] = c.RedirectURI
+			ids.vars[name] = c.ID
+			ids.secrets[c.ID] = c.Secret
+			ids.redirects[c.ID] = c.RedirectURI
 		}
 	}
 }
 
-func (w *identitySteps) register(sc *godog.ScenarioContext) {
-	sc.Step(`^a user "([^"]+)" who holds fortunes\.read$`, func(name string) error { return w.ensureUser(name, "fortunes.read") })
-	sc.Step(`^a user "([^"]+)" who does not hold fortunes\.read$`, func(name string) error { return w.ensureUser(name) })
+func (ids *identitySteps) register(sc *godog.ScenarioContext) {
+	sc.Step(`^a user "([^"]+)" who holds fortunes\.read$`, func(name string) error { return ids.ensureUser(name, "fortunes.read") })
+	sc.Step(`^a user "([^"]+)" who does not hold fortunes\.read$`, func(name string) error { return ids.ensureUser(name) })
 	sc.Step(`^a web client "([^"]+)" that may request "([^"]+)" with the grants "([^"]+)"$`, func(id, scope, grants string) error {
-		return w.ensureClient(clientSpec{id: id, scope: scope, grants: grants})
+		return ids.ensureClient(clientSpec{id: id, scope: scope, grants: grants})
 	})
 	sc.Step(`^a web client "([^"]+)" whose access tokens expire after (\d) seconds?$`, func(id string, validity int) error {
-		return w.ensureClient(clientSpec{id: id, scope: "openid fortunes.read", grants: "authorization_code", validity: validity})
+		return ids.ensureClient(clientSpec{id: id, scope: "openid fortunes.read", grants: "authorization_code", validity: validity})
 	})
 	sc.Step(`^a resource client "([^"]+)" with the authorities "([^"]+)"$`, func(id, authorities string) error {
-		return w.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
+		return ids.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
 	})
 }
 
 // ensureUser makes the user with the scenario's password through the administration API, or, with fixtures,
 // checks that the name is the fixture's (the fixture was registered with what the step says).
-func (w *identitySteps) ensureUser(name string, groups ...string) error {
-	name, err := w.expand(name)
+func (ids *identitySteps) ensureUser(name string, groups ...string) error {
+	name, err := ids.expand(name)
 	if err != nil {
 		return err
 	}
-	if w.suite.provisioner == nil {
-		if name != w.vars["user"] && name != w.vars["outsider"] {
+	if ids.suite.provisioner == nil {
+		if name != ids.vars["user"] && name != ids.vars["outsider"] {
 			return fmt.Errorf("%s is none of the target's fixture users", name)
 		}
 		return nil
 	}
-	password := w.vars["password"]
-	if name == w.vars["outsider"] {
-		password = w.vars["outsider_password"]
+	password := ids.vars["password"]
+	if name == ids.vars["outsider"] {
+		password = ids.vars["outsider_password"]
 	}
-	id, err := w.suite.provisioner.createUser(w, userSpec{name: name, password: password, groups: groups})
+	id, err := ids.suite.provisioner.createUser(ids, userSpec{name: name, password: password, groups: groups})
 	if err != nil {
 		return err
 	}
-	w.rememberUser(name, id)
+	ids.rememberUser(name, id)
 	return nil
 }
 
 // ensureClient registers the client through the administration API; with fixtures it is registered already.
-func (w *identitySteps) ensureClient(c clientSpec) error {
-	id, err := w.expand(c.id)
+func (ids *identitySteps) ensureClient(c clientSpec) error {
+	id, err := ids.expand(c.id)
 	if err != nil {
 		return err
 	}
-	if w.suite.provisioner == nil {
+	if ids.suite.provisioner == nil {
 		return nil
 	}
 	c.id, c.secret, c.redirect = id, "secret-"+id, "https://"+id+".client.invalid/callback"
-	if err := w.suite.provisioner.registerClient(w, c); err != nil {
+	if err := ids.suite.provisioner.registerClient(ids, c); err != nil {
 		return err
 	}
-	w.secrets[id], w.redirects[id] = c.secret, c.redirect
+	ids.secrets[id], ids.redirects[id] = c.secret, c.redirect
 	return nil
 }
 
 // rememberUser keeps a user's id; the scenario's own user is also {user_id}.
-func (w *identitySteps) rememberUser(name, id string) {
-	w.userIDs[name] = id
-	if name == w.vars["user"] {
-		w.vars["user_id"] = id
+func (ids *identitySteps) rememberUser(name, id string) {
+	ids.userIDs[name] = id
+	if name == ids.vars["user"] {
+		ids.vars["user_id"] = id
 	}
 }
 
@@ -170,61 +170,61 @@ type uaaProvisioner struct {
 	base, clientID, secret string
 }
 
-func (p *uaaProvisioner) token(w *identitySteps) (string, error) {
-	if w.adminToken == "" {
-		tok, err := w.clientCredentialsToken(p.clientID, p.secret)
+func (p *uaaProvisioner) token(ids *identitySteps) (string, error) {
+	if ids.adminToken == "" {
+		tok, err := ids.clientCredentialsToken(p.clientID, p.secret)
 		if err != nil {
 			return "", err
 		}
-		w.adminToken = tok
+		ids.adminToken = tok
 	}
-	return w.adminToken, nil
+	return ids.adminToken, nil
 }
 
-func (p *uaaProvisioner) createUser(w *identitySteps, u userSpec) (string, error) {
-	tok, err := p.token(w)
+func (p *uaaProvisioner) createUser(ids *identitySteps, u userSpec) (string, error) {
+	tok, err := p.token(ids)
 	if err != nil {
 		return "", err
 	}
-	if err := w.api(request{method: http.MethodPost, url: p.base + "/Users", json: userRecord(u.name, u.password), bearer: tok}); err != nil {
+	if err := ids.api(request{method: http.MethodPost, url: p.base + "/Users", json: userRecord(u.name, u.password), bearer: tok}); err != nil {
 		return "", err
 	}
-	if w.last.status != http.StatusCreated {
-		return "", w.failf("creating the user %s answered %d, want 201", u.name, w.last.status)
+	if ids.last.status != http.StatusCreated {
+		return "", ids.failf("creating the user %s answered %d, want 201", u.name, ids.last.status)
 	}
-	obj, err := w.jsonObject()
+	obj, err := ids.jsonObject()
 	if err != nil {
 		return "", err
 	}
 	id, _ := obj["id"].(string)
 	if id == "" {
-		return "", w.failf("the created user has no id")
+		return "", ids.failf("the created user has no id")
 	}
 	for _, g := range u.groups {
-		if err := p.addMember(w, id, g); err != nil {
+		if err := p.addMember(ids, id, g); err != nil {
 			return "", err
 		}
 	}
 	return id, nil
 }
 
-func (p *uaaProvisioner) addMember(w *identitySteps, userID, group string) error {
-	groupID, err := w.groupID(group, true)
+func (p *uaaProvisioner) addMember(ids *identitySteps, userID, group string) error {
+	groupID, err := ids.groupID(group, true)
 	if err != nil {
 		return err
 	}
 	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
-	if err := w.api(request{method: http.MethodPost, url: p.base + "/Groups/" + url.PathEscape(groupID) + "/members", json: member, bearer: w.adminToken}); err != nil {
+	if err := ids.api(request{method: http.MethodPost, url: p.base + "/Groups/" + url.PathEscape(groupID) + "/members", json: member, bearer: ids.adminToken}); err != nil {
 		return err
 	}
-	if w.last.status != http.StatusCreated && w.last.status != http.StatusConflict {
-		return w.failf("adding %s to %s answered %d", userID, group, w.last.status)
+	if ids.last.status != http.StatusCreated && ids.last.status != http.StatusConflict {
+		return ids.failf("adding %s to %s answered %d", userID, group, ids.last.status)
 	}
 	return nil
 }
 
-func (p *uaaProvisioner) registerClient(w *identitySteps, c clientSpec) error {
-	tok, err := p.token(w)
+func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error {
+	tok, err := p.token(ids)
 	if err != nil {
 		return err
 	}
@@ -237,11 +237,11 @@ func (p *uaaProvisioner) registerClient(w *identitySteps, c clientSpec) error {
 		reg["access_token_validity"] = c.validity
 		reg["refresh_token_validity"] = c.validity
 	}
-	if err := w.api(request{method: http.MethodPost, url: p.base + "/oauth/clients", json: reg, bearer: tok}); err != nil {
+	if err := ids.api(request{method: http.MethodPost, url: p.base + "/oauth/clients", json: reg, bearer: tok}); err != nil {
 		return err
 	}
-	if w.last.status != http.StatusCreated {
-		return w.failf("registering the client %s answered %d, want 201", c.id, w.last.status)
+	if ids.last.status != http.StatusCreated {
+		return ids.failf("registering the client %s answered %d, want 201", c.id, ids.last.status)
 	}
 	return nil
 }

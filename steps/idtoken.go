@@ -16,11 +16,11 @@ import (
 // ID tokens (OpenID Connect Core 3.1.3.7): signed by a key of the server's JWKS, issued by the discovered
 // issuer, for the client, carrying the nonce of the request.
 
-func (w *flowSteps) registerIDTokenSteps(sc *godog.ScenarioContext) {
-	sc.Step(`^the ID token is signed with a key of the server's JWKS$`, w.idTokenSigned)
-	sc.Step(`^the ID token names the issuer, the client "([^"]+)", the user and the nonce of the request$`, w.idTokenClaims)
-	sc.Step(`^the field "sub" is the subject of the ID token$`, w.subIsIDTokenSubject)
-	sc.Step(`^the issuer is the token endpoint's address$`, w.issuerIsTokenEndpoint)
+func (fl *flowSteps) registerIDTokenSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^the ID token is signed with a key of the server's JWKS$`, fl.idTokenSigned)
+	sc.Step(`^the ID token names the issuer, the client "([^"]+)", the user and the nonce of the request$`, fl.idTokenClaims)
+	sc.Step(`^the field "sub" is the subject of the ID token$`, fl.subIsIDTokenSubject)
+	sc.Step(`^the issuer is the token endpoint's address$`, fl.issuerIsTokenEndpoint)
 }
 
 // idTokenPayload decodes the claims of a JWT without verifying it: the caller verifies what it relies on.
@@ -42,34 +42,34 @@ func idTokenPayload(token string) (map[string]any, error) {
 
 // learnSubject keeps the subject of a received ID token: {user_id} when the scenario does not know the user's
 // id otherwise (fixtures without an id), and {id_token_sub}.
-func (w *flowSteps) learnSubject(tokens map[string]any) {
+func (fl *flowSteps) learnSubject(tokens map[string]any) {
 	raw, _ := tokens["id_token"].(string)
 	claims, err := idTokenPayload(raw)
 	if err != nil {
 		return
 	}
 	if sub, _ := claims["sub"].(string); sub != "" {
-		w.vars["id_token_sub"] = sub
-		if w.vars["user_id"] == "" {
-			w.vars["user_id"] = sub
+		fl.vars["id_token_sub"] = sub
+		if fl.vars["user_id"] == "" {
+			fl.vars["user_id"] = sub
 		}
 	}
 }
 
-func (w *flowSteps) idToken() (string, error) {
-	raw, _ := w.tokens["id_token"].(string)
+func (fl *flowSteps) idToken() (string, error) {
+	raw, _ := fl.tokens["id_token"].(string)
 	if raw == "" {
-		return "", w.failf("the token response has no id_token")
+		return "", fl.failf("the token response has no id_token")
 	}
 	return raw, nil
 }
 
-func (w *flowSteps) idTokenSigned() error {
-	raw, err := w.idToken()
+func (fl *flowSteps) idTokenSigned() error {
+	raw, err := fl.idToken()
 	if err != nil {
 		return err
 	}
-	jwksURL, err := w.endpoint("jwks", func(e Endpoints) string { return e.JWKS })
+	jwksURL, err := fl.endpoint("jwks", func(e Endpoints) string { return e.JWKS })
 	if err != nil {
 		return err
 	}
@@ -83,15 +83,15 @@ func (w *flowSteps) idTokenSigned() error {
 	if alg := sig.Signatures[0].Header.Algorithm; alg == "none" || strings.HasPrefix(alg, "HS") {
 		return fmt.Errorf("the ID token is signed with %s; a key of the JWKS signs with an asymmetric algorithm", alg)
 	}
-	if err := w.api(request{method: http.MethodGet, url: jwksURL}); err != nil {
+	if err := fl.api(request{method: http.MethodGet, url: jwksURL}); err != nil {
 		return err
 	}
-	if w.last.status != http.StatusOK {
-		return w.failf("the JWKS answered %d, want 200", w.last.status)
+	if fl.last.status != http.StatusOK {
+		return fl.failf("the JWKS answered %d, want 200", fl.last.status)
 	}
 	var set jose.JSONWebKeySet
-	if err := json.Unmarshal(w.last.body, &set); err != nil {
-		return w.failf("the JWKS is not a JSON Web Key Set: %v", err)
+	if err := json.Unmarshal(fl.last.body, &set); err != nil {
+		return fl.failf("the JWKS is not a JSON Web Key Set: %v", err)
 	}
 	kid := sig.Signatures[0].Header.KeyID
 	for _, k := range set.Keys {
@@ -101,15 +101,15 @@ func (w *flowSteps) idTokenSigned() error {
 			}
 		}
 	}
-	return w.failf("no key of the JWKS (%d keys) verifies the ID token's signature (kid %q)", len(set.Keys), kid)
+	return fl.failf("no key of the JWKS (%d keys) verifies the ID token's signature (kid %q)", len(set.Keys), kid)
 }
 
-func (w *flowSteps) idTokenClaims(client string) error {
-	client, err := w.expand(client)
+func (fl *flowSteps) idTokenClaims(client string) error {
+	client, err := fl.expand(client)
 	if err != nil {
 		return err
 	}
-	raw, err := w.idToken()
+	raw, err := fl.idToken()
 	if err != nil {
 		return err
 	}
@@ -118,8 +118,8 @@ func (w *flowSteps) idTokenClaims(client string) error {
 		return err
 	}
 	var problems []string
-	if iss := claims["iss"]; iss != w.suite.endpoints.Issuer {
-		problems = append(problems, fmt.Sprintf("iss is %s, want the issuer %q", mustJSON(iss), w.suite.endpoints.Issuer))
+	if iss := claims["iss"]; iss != fl.suite.endpoints.Issuer {
+		problems = append(problems, fmt.Sprintf("iss is %s, want the issuer %q", mustJSON(iss), fl.suite.endpoints.Issuer))
 	}
 	switch aud := claims["aud"].(type) {
 	case string:
@@ -133,8 +133,8 @@ func (w *flowSteps) idTokenClaims(client string) error {
 	default:
 		problems = append(problems, fmt.Sprintf("aud is %s, want the client id", mustJSON(aud)))
 	}
-	if claims["nonce"] != w.vars["nonce"] {
-		problems = append(problems, fmt.Sprintf("nonce is %s, want %q", mustJSON(claims["nonce"]), w.vars["nonce"]))
+	if claims["nonce"] != fl.vars["nonce"] {
+		problems = append(problems, fmt.Sprintf("nonce is %s, want %q", mustJSON(claims["nonce"]), fl.vars["nonce"]))
 	}
 	if sub, _ := claims["sub"].(string); sub == "" {
 		problems = append(problems, "sub is missing")
@@ -149,25 +149,25 @@ func (w *flowSteps) idTokenClaims(client string) error {
 	return nil
 }
 
-func (w *flowSteps) subIsIDTokenSubject() error {
-	obj, err := w.jsonObject()
+func (fl *flowSteps) subIsIDTokenSubject() error {
+	obj, err := fl.jsonObject()
 	if err != nil {
 		return err
 	}
-	want := w.vars["id_token_sub"]
+	want := fl.vars["id_token_sub"]
 	if want == "" {
 		return fmt.Errorf("no ID token was received in this scenario")
 	}
 	if obj["sub"] != want {
-		return w.failf("sub is %s, want the ID token's subject %q", mustJSON(obj["sub"]), want)
+		return fl.failf("sub is %s, want the ID token's subject %q", mustJSON(obj["sub"]), want)
 	}
 	return nil
 }
 
 // issuerIsTokenEndpoint checks spec 9.2: the issuer, as discovered (and so as every token's iss), is the address
 // of the token endpoint.
-func (w *flowSteps) issuerIsTokenEndpoint() error {
-	ep := w.suite.endpoints
+func (fl *flowSteps) issuerIsTokenEndpoint() error {
+	ep := fl.suite.endpoints
 	if ep.Issuer != ep.Token {
 		return fmt.Errorf("the issuer is %q, the token endpoint %q: spec 9.2 wants them equal", ep.Issuer, ep.Token)
 	}

@@ -16,35 +16,35 @@ type provisioningSteps struct {
 	*identitySteps
 }
 
-func (w *provisioningSteps) register(sc *godog.ScenarioContext) {
-	sc.Step(`^an admin token from the client credentials grant$`, w.obtainAdminToken)
-	sc.Step(`^the administrator creates the user "([^"]+)" with the password "([^"]+)"$`, w.createUser)
-	sc.Step(`^the administrator creates the user "([^"]+)" named "([^"]+)" "([^"]+)" with the e-mail address "([^"]+)" and the password "([^"]+)"$`, w.createNamedUser)
-	sc.Step(`^the created user is named "([^"]+)" "([^"]+)" with the e-mail address "([^"]+)"$`, w.createdUserIs)
-	sc.Step(`^the answer has a user id$`, w.answerHasUserID)
-	sc.Step(`^the user "([^"]+)" exists$`, w.userExists)
-	sc.Step(`^the administrator creates the group "([^"]+)" described as "([^"]+)"$`, w.createGroup)
-	sc.Step(`^the administrator looks up the group "([^"]+)"$`, w.lookUpGroup)
-	sc.Step(`^the lookup finds exactly one group named "([^"]+)"$`, w.lookupFindsOne)
-	sc.Step(`^the administrator adds "([^"]+)" to the group "([^"]+)"$`, w.addMember)
-	sc.Step(`^the administrator registers the client "([^"]+)" with scope "([^"]*)", grants "([^"]*)" and authorities "([^"]*)"$`, w.registerClientStep)
-	sc.Step(`^the administrator reads the client "([^"]+)"$`, w.readClient)
+func (pv *provisioningSteps) register(sc *godog.ScenarioContext) {
+	sc.Step(`^an admin token from the client credentials grant$`, pv.obtainAdminToken)
+	sc.Step(`^the administrator creates the user "([^"]+)" with the password "([^"]+)"$`, pv.createUser)
+	sc.Step(`^the administrator creates the user "([^"]+)" named "([^"]+)" "([^"]+)" with the e-mail address "([^"]+)" and the password "([^"]+)"$`, pv.createNamedUser)
+	sc.Step(`^the created user is named "([^"]+)" "([^"]+)" with the e-mail address "([^"]+)"$`, pv.createdUserIs)
+	sc.Step(`^the answer has a user id$`, pv.answerHasUserID)
+	sc.Step(`^the user "([^"]+)" exists$`, pv.userExists)
+	sc.Step(`^the administrator creates the group "([^"]+)" described as "([^"]+)"$`, pv.createGroup)
+	sc.Step(`^the administrator looks up the group "([^"]+)"$`, pv.lookUpGroup)
+	sc.Step(`^the lookup finds exactly one group named "([^"]+)"$`, pv.lookupFindsOne)
+	sc.Step(`^the administrator adds "([^"]+)" to the group "([^"]+)"$`, pv.addMember)
+	sc.Step(`^the administrator registers the client "([^"]+)" with scope "([^"]*)", grants "([^"]*)" and authorities "([^"]*)"$`, pv.registerClientStep)
+	sc.Step(`^the administrator reads the client "([^"]+)"$`, pv.readClient)
 	sc.Step(`^a user is created without a token$`, func() error {
-		return w.sendAPI(request{method: http.MethodPost, url: "/Users", json: userRecord("tck-nobody-"+randomID(), "x")})
+		return pv.sendAPI(request{method: http.MethodPost, url: "/Users", json: userRecord("tck-nobody-"+randomID(), "x")})
 	})
 	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and no authorities$`, func(id string) error {
-		return w.ensureClient(clientSpec{id: id, grants: "client_credentials"})
+		return pv.ensureClient(clientSpec{id: id, grants: "client_credentials"})
 	})
 	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and the authorities "([^"]+)"$`, func(id, authorities string) error {
-		return w.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
+		return pv.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
 	})
-	sc.Step(`^"([^"]+)" creates a user with its own client credentials token$`, w.createUserAs)
-	sc.Step(`^"([^"]+)" registers a client with its own client credentials token$`, w.registerClientAs)
+	sc.Step(`^"([^"]+)" creates a user with its own client credentials token$`, pv.createUserAs)
+	sc.Step(`^"([^"]+)" registers a client with its own client credentials token$`, pv.registerClientAs)
 }
 
 // provisioning is the administration API of the target, for the steps that verify it.
-func (w *identitySteps) provisioning() (*Provisioning, error) {
-	as, err := w.authServer()
+func (ids *identitySteps) provisioning() (*Provisioning, error) {
+	as, err := ids.authServer()
 	if err != nil {
 		return nil, err
 	}
@@ -55,26 +55,26 @@ func (w *identitySteps) provisioning() (*Provisioning, error) {
 }
 
 // sendAPI sends a request to the administration API: its url is a path there.
-func (w *identitySteps) sendAPI(r request) error {
-	p, err := w.provisioning()
+func (ids *identitySteps) sendAPI(r request) error {
+	p, err := ids.provisioning()
 	if err != nil {
 		return err
 	}
 	r.url = p.URL + r.url
-	return w.api(r)
+	return ids.api(r)
 }
 
 // asAdmin sends a request to the administration API with the admin token.
-func (w *identitySteps) asAdmin(method, path string, body any) error {
-	return w.sendAPI(request{method: method, url: path, json: body, bearer: w.adminToken})
+func (ids *identitySteps) asAdmin(method, path string, body any) error {
+	return ids.sendAPI(request{method: method, url: path, json: body, bearer: ids.adminToken})
 }
 
-func (w *provisioningSteps) obtainAdminToken() error {
-	p, err := w.provisioning()
+func (pv *provisioningSteps) obtainAdminToken() error {
+	p, err := pv.provisioning()
 	if err != nil {
 		return err
 	}
-	w.adminToken, err = w.clientCredentialsToken(p.ClientID, p.ClientSecret)
+	pv.adminToken, err = pv.clientCredentialsToken(p.ClientID, p.ClientSecret)
 	return err
 }
 
@@ -87,39 +87,39 @@ func userRecord(name, password string) map[string]any {
 	}
 }
 
-func (w *provisioningSteps) createUser(name, password string) error {
-	name, password, err := w.expand2(name, password)
+func (pv *provisioningSteps) createUser(name, password string) error {
+	name, password, err := pv.expand2(name, password)
 	if err != nil {
 		return err
 	}
-	return w.asAdmin(http.MethodPost, "/Users", userRecord(name, password))
+	return pv.asAdmin(http.MethodPost, "/Users", userRecord(name, password))
 }
 
 // createNamedUser creates a user with every field of spec 2.1 given by the step.
-func (w *provisioningSteps) createNamedUser(name, given, family, email, password string) error {
-	vals, err := w.expandAll(name, given, family, email, password)
+func (pv *provisioningSteps) createNamedUser(name, given, family, email, password string) error {
+	vals, err := pv.expandAll(name, given, family, email, password)
 	if err != nil {
 		return err
 	}
 	rec := userRecord(vals[0], vals[4])
 	rec["name"] = map[string]string{"givenName": vals[1], "familyName": vals[2]}
 	rec["emails"] = []map[string]any{{"value": vals[3], "primary": true}}
-	return w.asAdmin(http.MethodPost, "/Users", rec)
+	return pv.asAdmin(http.MethodPost, "/Users", rec)
 }
 
 // createdUserIs checks the SCIM user of the answer: name.givenName, name.familyName and one of emails[].value.
-func (w *provisioningSteps) createdUserIs(given, family, email string) error {
-	vals, err := w.expandAll(given, family, email)
+func (pv *provisioningSteps) createdUserIs(given, family, email string) error {
+	vals, err := pv.expandAll(given, family, email)
 	if err != nil {
 		return err
 	}
-	obj, err := w.jsonObject()
+	obj, err := pv.jsonObject()
 	if err != nil {
 		return err
 	}
 	name, _ := obj["name"].(map[string]any)
 	if name["givenName"] != vals[0] || name["familyName"] != vals[1] {
-		return w.failf("the user's name is %s, want givenName %q and familyName %q", mustJSON(obj["name"]), vals[0], vals[1])
+		return pv.failf("the user's name is %s, want givenName %q and familyName %q", mustJSON(obj["name"]), vals[0], vals[1])
 	}
 	emails, _ := obj["emails"].([]any)
 	for _, e := range emails {
@@ -127,108 +127,108 @@ func (w *provisioningSteps) createdUserIs(given, family, email string) error {
 			return nil
 		}
 	}
-	return w.failf("the user's emails are %s, want one with the value %q", mustJSON(obj["emails"]), vals[2])
+	return pv.failf("the user's emails are %s, want one with the value %q", mustJSON(obj["emails"]), vals[2])
 }
 
-func (w *provisioningSteps) answerHasUserID() error {
-	obj, err := w.jsonObject()
+func (pv *provisioningSteps) answerHasUserID() error {
+	obj, err := pv.jsonObject()
 	if err != nil {
 		return err
 	}
 	id, _ := obj["id"].(string)
 	if id == "" {
-		return w.failf("the created user has no id")
+		return pv.failf("the created user has no id")
 	}
-	w.rememberUser(fmt.Sprint(obj["userName"]), id)
+	pv.rememberUser(fmt.Sprint(obj["userName"]), id)
 	return nil
 }
 
 // userExists creates a user with the scenario's password.
-func (w *provisioningSteps) userExists(name string) error {
-	if err := w.createUser(name, "{password}"); err != nil {
+func (pv *provisioningSteps) userExists(name string) error {
+	if err := pv.createUser(name, "{password}"); err != nil {
 		return err
 	}
-	if w.last.status != http.StatusCreated {
-		return w.failf("creating the user answered %d, want 201", w.last.status)
+	if pv.last.status != http.StatusCreated {
+		return pv.failf("creating the user answered %d, want 201", pv.last.status)
 	}
-	return w.answerHasUserID()
+	return pv.answerHasUserID()
 }
 
-func (w *identitySteps) createGroup(name, description string) error {
-	name, description, err := w.expand2(name, description)
+func (ids *identitySteps) createGroup(name, description string) error {
+	name, description, err := ids.expand2(name, description)
 	if err != nil {
 		return err
 	}
-	return w.asAdmin(http.MethodPost, "/Groups", map[string]string{"displayName": name, "description": description})
+	return ids.asAdmin(http.MethodPost, "/Groups", map[string]string{"displayName": name, "description": description})
 }
 
-func (w *identitySteps) lookUpGroup(name string) error {
-	name, err := w.expand(name)
+func (ids *identitySteps) lookUpGroup(name string) error {
+	name, err := ids.expand(name)
 	if err != nil {
 		return err
 	}
 	q := url.Values{"filter": {fmt.Sprintf("displayName eq %q", name)}}
-	return w.asAdmin(http.MethodGet, "/Groups?"+q.Encode(), nil)
+	return ids.asAdmin(http.MethodGet, "/Groups?"+q.Encode(), nil)
 }
 
-func (w *provisioningSteps) lookupFindsOne(name string) error {
-	name, err := w.expand(name)
+func (pv *provisioningSteps) lookupFindsOne(name string) error {
+	name, err := pv.expand(name)
 	if err != nil {
 		return err
 	}
-	_, err = w.groupID(name, false)
+	_, err = pv.groupID(name, false)
 	return err
 }
 
 // groupID looks a group up by name, and creates it when asked to and absent.
-func (w *identitySteps) groupID(name string, create bool) (string, error) {
-	if err := w.lookUpGroup(name); err != nil {
+func (ids *identitySteps) groupID(name string, create bool) (string, error) {
+	if err := ids.lookUpGroup(name); err != nil {
 		return "", err
 	}
-	obj, err := w.jsonObject()
+	obj, err := ids.jsonObject()
 	if err != nil {
 		return "", err
 	}
 	resources, _ := obj["resources"].([]any)
 	if len(resources) == 0 && create {
-		if err := w.createGroup(name, "Read fortunes"); err != nil {
+		if err := ids.createGroup(name, "Read fortunes"); err != nil {
 			return "", err
 		}
-		if w.last.status != http.StatusCreated {
-			return "", w.failf("creating the group %s answered %d", name, w.last.status)
+		if ids.last.status != http.StatusCreated {
+			return "", ids.failf("creating the group %s answered %d", name, ids.last.status)
 		}
-		return w.groupID(name, false)
+		return ids.groupID(name, false)
 	}
 	if len(resources) != 1 {
-		return "", w.failf("the lookup of group %s found %d groups, want 1", name, len(resources))
+		return "", ids.failf("the lookup of group %s found %d groups, want 1", name, len(resources))
 	}
 	g, _ := resources[0].(map[string]any)
 	id, _ := g["id"].(string)
 	if g["displayName"] != name || id == "" {
-		return "", w.failf("the group found is %v, want %s with an id", g, name)
+		return "", ids.failf("the group found is %v, want %s with an id", g, name)
 	}
 	return id, nil
 }
 
-func (w *provisioningSteps) addMember(user, group string) error {
-	user, group, err := w.expand2(user, group)
+func (pv *provisioningSteps) addMember(user, group string) error {
+	user, group, err := pv.expand2(user, group)
 	if err != nil {
 		return err
 	}
-	userID, ok := w.userIDs[user]
+	userID, ok := pv.userIDs[user]
 	if !ok {
 		return fmt.Errorf("the user %s was not created in this scenario", user)
 	}
-	groupID, err := w.groupID(group, true)
+	groupID, err := pv.groupID(group, true)
 	if err != nil {
 		return err
 	}
 	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
-	return w.asAdmin(http.MethodPost, "/Groups/"+url.PathEscape(groupID)+"/members", member)
+	return pv.asAdmin(http.MethodPost, "/Groups/"+url.PathEscape(groupID)+"/members", member)
 }
 
-func (w *provisioningSteps) registerClientStep(id, scope, grants, authorities string) error {
-	id, err := w.expand(id)
+func (pv *provisioningSteps) registerClientStep(id, scope, grants, authorities string) error {
+	id, err := pv.expand(id)
 	if err != nil {
 		return err
 	}
@@ -237,64 +237,64 @@ func (w *provisioningSteps) registerClientStep(id, scope, grants, authorities st
 		"scope": words(scope), "authorized_grant_types": words(grants), "authorities": words(authorities),
 		"redirect_uri": []string{"https://" + id + ".client.invalid/callback"}, "autoapprove": false,
 	}
-	return w.asAdmin(http.MethodPost, "/oauth/clients", reg)
+	return pv.asAdmin(http.MethodPost, "/oauth/clients", reg)
 }
 
-func (w *provisioningSteps) readClient(id string) error {
-	id, err := w.expand(id)
+func (pv *provisioningSteps) readClient(id string) error {
+	id, err := pv.expand(id)
 	if err != nil {
 		return err
 	}
-	return w.asAdmin(http.MethodGet, "/oauth/clients/"+url.PathEscape(id), nil)
+	return pv.asAdmin(http.MethodGet, "/oauth/clients/"+url.PathEscape(id), nil)
 }
 
-func (w *provisioningSteps) listFieldHolds(name, want string) error {
-	want, err := w.expand(want)
+func (pv *provisioningSteps) listFieldHolds(name, want string) error {
+	want, err := pv.expand(want)
 	if err != nil {
 		return err
 	}
-	got, err := w.field(name)
+	got, err := pv.field(name)
 	if err != nil {
 		return err
 	}
 	list, ok := got.([]any)
 	if !ok || !sameSet(list, words(want)) {
-		return w.failf("field %q is %s, want the list %q in any order", name, mustJSON(got), want)
+		return pv.failf("field %q is %s, want the list %q in any order", name, mustJSON(got), want)
 	}
 	return nil
 }
 
-func (w *provisioningSteps) answerHasNoField(name string) error {
-	obj, err := w.jsonObject()
+func (pv *provisioningSteps) answerHasNoField(name string) error {
+	obj, err := pv.jsonObject()
 	if err != nil {
 		return err
 	}
 	if v, ok := obj[name]; ok {
-		return w.failf("the answer has the field %q (%s)", name, mustJSON(v))
+		return pv.failf("the answer has the field %q (%s)", name, mustJSON(v))
 	}
 	return nil
 }
 
-func (w *provisioningSteps) createUserAs(client string) error {
-	return w.sendAsClient(client, "/Users", userRecord("tck-denied-"+randomID(), "x"))
+func (pv *provisioningSteps) createUserAs(client string) error {
+	return pv.sendAsClient(client, "/Users", userRecord("tck-denied-"+randomID(), "x"))
 }
 
 // registerClientAs registers a client with the client credentials token of another one.
-func (w *provisioningSteps) registerClientAs(client string) error {
+func (pv *provisioningSteps) registerClientAs(client string) error {
 	id := "tck-denied-" + randomID()
-	return w.sendAsClient(client, "/oauth/clients", map[string]any{"client_id": id, "client_secret": "x",
+	return pv.sendAsClient(client, "/oauth/clients", map[string]any{"client_id": id, "client_secret": "x",
 		"scope": []string{"openid"}, "authorized_grant_types": []string{"client_credentials"}})
 }
 
 // sendAsClient posts a record to the provisioning API with a client credentials token of client.
-func (w *provisioningSteps) sendAsClient(client, path string, record map[string]any) error {
-	client, err := w.expand(client)
+func (pv *provisioningSteps) sendAsClient(client, path string, record map[string]any) error {
+	client, err := pv.expand(client)
 	if err != nil {
 		return err
 	}
-	token, err := w.clientCredentialsToken(client, w.secrets[client])
+	token, err := pv.clientCredentialsToken(client, pv.secrets[client])
 	if err != nil {
 		return err
 	}
-	return w.sendAPI(request{method: http.MethodPost, url: path, json: record, bearer: token})
+	return pv.sendAPI(request{method: http.MethodPost, url: path, json: record, bearer: token})
 }
