@@ -3,9 +3,11 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -258,7 +260,7 @@ func (srv *configServerSteps) keysHold(source map[string]any, table *godog.Table
 		}
 		got, ok := source[key]
 		if !ok {
-			return srv.failf("key %q is missing; keys: %v", key, sortedKeys(source))
+			return srv.failf("key %q is missing; keys: %v", key, slices.Sorted(maps.Keys(source)))
 		}
 		if mode == asJSON {
 			wantValue, err := decodeJSON(want)

@@ -248,33 +248,6 @@ func (pv *provisioningSteps) readClient(id string) error {
 	return pv.asAdmin(http.MethodGet, "/oauth/clients/"+url.PathEscape(id), nil)
 }
 
-func (pv *provisioningSteps) listFieldHolds(name, want string) error {
-	want, err := pv.expand(want)
-	if err != nil {
-		return err
-	}
-	got, err := pv.field(name)
-	if err != nil {
-		return err
-	}
-	list, ok := got.([]any)
-	if !ok || !sameSet(list, words(want)) {
-		return pv.failf("field %q is %s, want the list %q in any order", name, mustJSON(got), want)
-	}
-	return nil
-}
-
-func (pv *provisioningSteps) answerHasNoField(name string) error {
-	obj, err := pv.jsonObject()
-	if err != nil {
-		return err
-	}
-	if v, ok := obj[name]; ok {
-		return pv.failf("the answer has the field %q (%s)", name, mustJSON(v))
-	}
-	return nil
-}
-
 func (pv *provisioningSteps) createUserAs(client string) error {
 	return pv.sendAsClient(client, "/Users", userRecord("tck-denied-"+randomID(), "x"))
 }
