@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,12 @@ func (w *world) registerConfigAppSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer asks for HTTP Basic credentials$`, w.answerAsksForBasic)
 	sc.Step(`^the quote source serves "([^"]+)" with the quote "([^"]+)"$`, w.quoteSourceServes)
 	sc.Step(`^within (\d+) seconds the greeting page of every instance has the attribute "([^"]+)"$`, w.eventuallyEveryInstanceHas)
+	sc.Step(`^within (\d+) seconds the greeting page of instance (\d) has the attribute "([^"]+)"$`,
+		func(seconds, n int, name string) error { return w.eventuallyInstanceHas(n-1, seconds, name) })
+	sc.Step(`^I open the greeting page of instance (\d)$`, func(n int) error { return w.openPage(n-1, "/") })
+	sc.Step(`^the application logged a DEBUG line while answering$`, func() error { return w.loggedDebug(true) })
+	sc.Step(`^the application logged no DEBUG line while answering$`, func() error { return w.loggedDebug(false) })
+	sc.Step(`^the environment has the properties:$`, w.environmentHas)
 }
 
 func (w *world) configApp() (*ConfigApp, error) {
@@ -153,6 +160,10 @@ func (w *world) requestApp(i int, method, path string, o requestOptions) error {
 	if err != nil {
 		return err
 	}
+	if w.logMarks == nil {
+		w.logMarks = map[int]int{}
+	}
+	w.logMarks[i], w.lastInstance = len(inst.Log()), i
 	if o.accept != "" {
 		req.Header.Set("Accept", o.accept)
 	}
@@ -280,27 +291,99 @@ func (w *world) quoteSourceServes(path, quote string) error {
 	return nil
 }
 
-// eventuallyEveryInstanceHas polls each instance's greeting page: the bus delivers asynchronously, so this is
-// the one place a scenario waits, bounded by the spec'd seconds.
+// eventuallyEveryInstanceHas polls each instance's greeting page: the bus delivers asynchronously, so a
+// scenario waits for it, bounded by the given seconds.
 func (w *world) eventuallyEveryInstanceHas(seconds int, name string) error {
-	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
 	for i := range w.instances {
-		for {
-			if err := w.openPage(i, "/"); err != nil {
-				return err
-			}
-			v, ok, err := w.pageAttribute(name)
-			if err != nil {
-				return err
-			}
-			if ok && v != "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				return w.failf("instance %d's greeting page still has no %q after %ds", i+1, name, seconds)
-			}
-			time.Sleep(100 * time.Millisecond)
+		if err := w.eventuallyInstanceHas(i, seconds, name); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+func (w *world) eventuallyInstanceHas(i, seconds int, name string) error {
+	if _, err := w.instance(i); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("instance %d's greeting page to have the attribute %q", i+1, name)
+	return w.until(time.Duration(seconds)*time.Second, what, func() (bool, error) {
+		if err := w.openPage(i, "/"); err != nil {
+			return false, err
+		}
+		v, ok, err := w.pageAttribute(name)
+		return ok && v != "", err
+	})
+}
+
+// debugLine is a log line at level DEBUG, as Logback, log/slog's text and JSON handlers and most others
+// write the level: a word of its own.
+var debugLine = regexp.MustCompile(`(?m)^.*\bDEBUG\b.*$`)
+
+// loggedDebug looks at what the last instance asked logged since the request was sent. A line may reach the
+// log after the answer, so a DEBUG line is awaited (5 seconds at most); its absence is checked at once.
+func (w *world) loggedDebug(want bool) error {
+	i := w.lastInstance
+	inst, err := w.instance(i)
+	if err != nil {
+		return err
+	}
+	since := func() string { return inst.Log()[min(w.logMarks[i], len(inst.Log())):] }
+	if !want {
+		if line := debugLine.FindString(since()); line != "" {
+			return w.failf("instance %d logged a DEBUG line while answering: %s", i+1, line)
+		}
+		return nil
+	}
+	return w.until(5*time.Second, fmt.Sprintf("instance %d to log a DEBUG line", i+1), func() (bool, error) {
+		return debugLine.MatchString(since()), nil
+	})
+}
+
+// environmentHas reads /env in Spring Boot 1.x's shape, {"profiles": [...], "<source>": {"<key>": value}}: a
+// property must appear in some source, and a masked value must be masked in every source that has it.
+func (w *world) environmentHas(table *godog.Table) error {
+	obj, err := w.jsonObject()
+	if err != nil {
+		return err
+	}
+	for _, row := range table.Rows[1:] {
+		key, want := row.Cells[0].Value, row.Cells[1].Value
+		var seen []string
+		for _, src := range sortedKeys(obj) {
+			props, ok := obj[src].(map[string]any)
+			if !ok {
+				continue
+			}
+			if v, ok := props[key]; ok {
+				seen = append(seen, propertyText(v))
+			}
+		}
+		switch {
+		case len(seen) == 0:
+			return w.failf("/env has no property %q in any property source", key)
+		case want == masked && slices.ContainsFunc(seen, func(v string) bool { return v != masked }):
+			return w.failf("/env shows %q as %q, want it masked as %q in every source", key, seen, masked)
+		case !slices.Contains(seen, want):
+			return w.failf("/env shows %q as %q, want %q", key, seen, want)
+		}
+	}
+	return nil
+}
+
+// masked is what Spring Boot's /env shows in place of a sensitive value.
+const masked = "******"
+
+// propertyText is a property value as the feature writes it: a string as is, anything else as JSON; a value
+// in Spring Boot 2's shape, {"value": v}, is unwrapped.
+func propertyText(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		if inner, ok := m["value"]; ok {
+			v = inner
+		}
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return mustJSON(v)
 }

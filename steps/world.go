@@ -27,6 +27,10 @@ type world struct {
 	instances []Instance
 	user      string
 	passwords []string
+	// logMarks are, per instance, the length of its log when the last request was sent to it: what it
+	// logged while answering starts there.
+	logMarks     map[int]int
+	lastInstance int
 
 	auth   authState
 	chrome *chrome
