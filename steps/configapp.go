@@ -3,8 +3,10 @@ package steps
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +22,10 @@ type configAppSteps struct {
 	instances []Instance
 	user      string
 	passwords []string
+	// logMarks are, per instance, the length of its log when the last request was sent to it: what it
+	// logged while answering starts there.
+	logMarks     map[int]int
+	lastInstance int
 }
 
 func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
@@ -67,6 +73,12 @@ func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer asks for HTTP Basic credentials$`, ap.answerAsksForBasic)
 	sc.Step(`^the quote source serves "([^"]+)" with the quote "([^"]+)"$`, ap.quoteSourceServes)
 	sc.Step(`^within (\d+) seconds the greeting page of every instance has the attribute "([^"]+)"$`, ap.eventuallyEveryInstanceHas)
+	sc.Step(`^within (\d+) seconds the greeting page of instance (\d) has the attribute "([^"]+)"$`,
+		func(seconds, n int, name string) error { return ap.eventuallyInstanceHas(n-1, seconds, name) })
+	sc.Step(`^I open the greeting page of instance (\d)$`, func(n int) error { return ap.openPage(n-1, "/") })
+	sc.Step(`^the application logged a DEBUG line while answering$`, func() error { return ap.loggedDebug(debugLogged) })
+	sc.Step(`^the application logged no DEBUG line while answering$`, func() error { return ap.loggedDebug(noDebugLogged) })
+	sc.Step(`^the environment has the properties:$`, ap.environmentHas)
 }
 
 func (ap *configAppSteps) configApp() (*ConfigApp, error) {
@@ -178,6 +190,10 @@ func (ap *configAppSteps) requestApp(i int, method, path string, o requestOption
 	if path, err = ap.expand(path); err != nil {
 		return err
 	}
+	if ap.logMarks == nil {
+		ap.logMarks = map[int]int{}
+	}
+	ap.logMarks[i], ap.lastInstance = len(inst.Log()), i
 	r := request{method: method, url: inst.URL() + path, accept: o.accept}
 	if o.signIn == asUser {
 		password := ap.passwords[min(i, len(ap.passwords)-1)]
@@ -276,30 +292,107 @@ func (ap *configAppSteps) quoteSourceServes(path, quote string) error {
 	return nil
 }
 
-// eventuallyEveryInstanceHas polls the instances' greeting pages: the bus delivers asynchronously, so this is
-// the one place a scenario waits, bounded by the spec'd seconds for all instances together.
+// eventuallyEveryInstanceHas polls each instance's greeting page: the bus delivers asynchronously, so a
+// scenario waits for it, bounded by the given seconds.
 func (ap *configAppSteps) eventuallyEveryInstanceHas(seconds int, name string) error {
-	waiting := make([]bool, len(ap.instances))
-	for i := range waiting {
-		waiting[i] = true
+	for i := range ap.instances {
+		if err := ap.eventuallyInstanceHas(i, seconds, name); err != nil {
+			return err
+		}
 	}
-	what := fmt.Sprintf("the greeting page of every instance to have %q", name)
+	return nil
+}
+
+func (ap *configAppSteps) eventuallyInstanceHas(i, seconds int, name string) error {
+	if _, err := ap.instance(i); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("instance %d's greeting page to have the attribute %q", i+1, name)
 	return ap.until(time.Duration(seconds)*time.Second, what, func() (bool, error) {
-		done := true
-		for i := range ap.instances {
-			if !waiting[i] {
+		if err := ap.openPage(i, "/"); err != nil {
+			return false, err
+		}
+		v, ok, err := ap.pageAttribute(name)
+		return ok && v != "", err
+	})
+}
+
+// debugLine is a log line at level DEBUG, as Logback, log/slog's text and JSON handlers and most others
+// write the level: a word of its own.
+var debugLine = regexp.MustCompile(`(?m)^.*\bDEBUG\b.*$`)
+
+// debugExpectation is whether a step expects a DEBUG line in what the instance logged while answering.
+type debugExpectation int
+
+const (
+	debugLogged debugExpectation = iota
+	noDebugLogged
+)
+
+// loggedDebug looks at what the last instance asked logged since the request was sent. A line may reach the
+// log after the answer, so a DEBUG line is awaited (5 seconds at most); its absence is checked at once.
+func (ap *configAppSteps) loggedDebug(want debugExpectation) error {
+	i := ap.lastInstance
+	inst, err := ap.instance(i)
+	if err != nil {
+		return err
+	}
+	since := func() string { return inst.Log()[min(ap.logMarks[i], len(inst.Log())):] }
+	if want == noDebugLogged {
+		if line := debugLine.FindString(since()); line != "" {
+			return ap.failf("instance %d logged a DEBUG line while answering: %s", i+1, line)
+		}
+		return nil
+	}
+	return ap.until(5*time.Second, fmt.Sprintf("instance %d to log a DEBUG line", i+1), func() (bool, error) {
+		return debugLine.MatchString(since()), nil
+	})
+}
+
+// environmentHas reads /env in Spring Boot 1.x's shape, {"profiles": [...], "<source>": {"<key>": value}}: a
+// property must appear in some source, and a masked value must be masked in every source that has it.
+func (ap *configAppSteps) environmentHas(table *godog.Table) error {
+	obj, err := ap.jsonObject()
+	if err != nil {
+		return err
+	}
+	for _, row := range table.Rows[1:] {
+		key, want := row.Cells[0].Value, row.Cells[1].Value
+		var seen []string
+		for _, src := range slices.Sorted(maps.Keys(obj)) {
+			props, ok := obj[src].(map[string]any)
+			if !ok {
 				continue
 			}
-			if err := ap.openPage(i, "/"); err != nil {
-				return false, err
+			if v, ok := props[key]; ok {
+				seen = append(seen, propertyText(v))
 			}
-			v, ok, err := ap.pageAttribute(name)
-			if err != nil {
-				return false, err
-			}
-			waiting[i] = !ok || v == ""
-			done = done && !waiting[i]
 		}
-		return done, nil
-	})
+		switch {
+		case len(seen) == 0:
+			return ap.failf("/env has no property %q in any property source", key)
+		case want == masked && slices.ContainsFunc(seen, func(v string) bool { return v != masked }):
+			return ap.failf("/env shows %q as %q, want it masked as %q in every source", key, seen, masked)
+		case !slices.Contains(seen, want):
+			return ap.failf("/env shows %q as %q, want %q", key, seen, want)
+		}
+	}
+	return nil
+}
+
+// masked is what Spring Boot's /env shows in place of a sensitive value.
+const masked = "******"
+
+// propertyText is a property value as the feature writes it: a string as is, anything else as JSON; a value
+// in Spring Boot 2's shape, {"value": v}, is unwrapped.
+func propertyText(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		if inner, ok := m["value"]; ok {
+			v = inner
+		}
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return mustJSON(v)
 }

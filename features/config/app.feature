@@ -9,6 +9,12 @@ Feature: Configuration client application
   credentials: user "user" and a password the application writes to its log at start.
 
   POST /refresh answers 200 with the JSON array of the keys that changed; POST /bus/refresh answers 204.
+  POST /bus/refresh?destination=<pattern> refreshes only the instances whose service id, Spring's
+  "<name>:<port or profile>:<instance id>", matches the pattern: ":" separates its elements, "*" stands for any
+  characters within an element, "**" for any number of elements, and a pattern without ":" means "<pattern>:**".
+  GET /env lists the active profiles and the configuration's property sources, with "******" in place of the
+  values of keys that end in password, secret, key or token or contain credentials, as Spring Boot 1.x shows them.
+  Log levels decide what the application writes to its log.
 
   Each scenario starts its own instances under an application name of its own, written {app}, so that no
   scenario sees another's configuration. {quotes} is the address of a quote source the harness runs for the
@@ -139,6 +145,59 @@ Feature: Configuration client application
     Then the answer is 204
     And within 15 seconds the greeting page of every instance has the attribute "fortune"
 
+  @spec-3.3.2 @spec-4.5-post-refresh @spec-2.6-logging.level
+  Scenario: After POST /refresh the log output follows the new level
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      logging:
+        level:
+          root: INFO
+      """
+    And an instance of "{app}" is started
+    When I open the greeting page
+    Then the application logged no DEBUG line while answering
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      logging:
+        level:
+          root: DEBUG
+      """
+    And I send "POST /refresh" to the application
+    Then the answer is 200
+    And the answer lists the changed key "logging.level.root"
+    When I open the greeting page
+    Then the application logged a DEBUG line while answering
+
+  @spec-3.3.2 @spec-4.5-post-bus-refresh @capability-config.bus-destination
+  Scenario: POST /bus/refresh?destination= refreshes only the instances whose service id the pattern matches
+    Given the repository holds on "master" the file "{app}-alpha.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And the repository holds on "master" the file "{app}-beta.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And an instance of "{app}-alpha" is started
+    And an instance of "{app}-beta" is started
+    When the repository holds on "master" the file "{app}-alpha.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And the repository holds on "master" the file "{app}-beta.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And I send "POST /bus/refresh?destination={app}-al*" to instance 2
+    Then the answer is 204
+    And within 15 seconds the greeting page of instance 1 has the attribute "fortune"
+    When I open the greeting page of instance 2
+    Then the page has no attribute "fortune"
+
   @spec-3.3.3 @spec-4.5-get-env
   Scenario: The profile set at start is listed by /env and selects the profile file
     Given the repository holds on "master" the file "{app}.yml":
@@ -157,6 +216,35 @@ Feature: Configuration client application
     And the field "profiles" is ["dev"]
     When I open the greeting page
     Then the page has the attribute "fortune"
+
+  @spec-4.5-get-env @capability-config.env-masks-secrets
+  Scenario: /env shows the configuration, with "******" for passwords, secrets, keys, tokens and credentials
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      db:
+        password: pw-1
+      oauth:
+        client-secret: s-1
+      signing:
+        key: k-1
+      api:
+        token: t-1
+      mail:
+        credentials: c-1
+      """
+    And an instance of "{app}" is started
+    When I send "GET /env" to the application
+    Then the answer is 200
+    And the environment has the properties:
+      | property                | value  |
+      | greeting.displayFortune | true   |
+      | db.password             | ****** |
+      | oauth.client-secret     | ****** |
+      | signing.key             | ****** |
+      | api.token               | ****** |
+      | mail.credentials        | ****** |
 
   @spec-4.5-post-refresh
   Scenario: POST /refresh also lists the keys removed from the configuration

@@ -180,6 +180,8 @@ var Known = map[string]string{
 	"config.label-forms":            "tags and commit ids as labels, and (_) for a slash in a label",
 	"config.flat-formats":           "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
 	"config.errors":                 "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
+	"config.env-masks-secrets":      "the application's /env shows ****** for keys ending in password, secret, key or token or containing credentials, as Spring Boot 1.x does",
+	"config.bus-destination":        "POST /bus/refresh?destination=<pattern> refreshes only the instances whose service id matches the pattern (Spring's rules, \":\" as separator)",
 }
 
 // KnownNames returns the names of Known, sorted.
