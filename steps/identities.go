@@ -2,8 +2,6 @@ package steps
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 
 	"github.com/cucumber/godog"
 )
@@ -163,94 +161,4 @@ func (ids *identitySteps) rememberUser(name, id string) {
 	if name == ids.vars["user"] {
 		ids.vars["user_id"] = id
 	}
-}
-
-// uaaProvisioner speaks UAA's API: SCIM users and groups, and /oauth/clients, with the admin client's token.
-type uaaProvisioner struct {
-	base, clientID, secret string
-}
-
-func (p *uaaProvisioner) token(ids *identitySteps) (string, error) {
-	if ids.adminToken == "" {
-		tok, err := ids.clientCredentialsToken(p.clientID, p.secret)
-		if err != nil {
-			return "", err
-		}
-		ids.adminToken = tok
-	}
-	return ids.adminToken, nil
-}
-
-func (p *uaaProvisioner) createUser(ids *identitySteps, u userSpec) (string, error) {
-	tok, err := p.token(ids)
-	if err != nil {
-		return "", err
-	}
-	if err := ids.api(request{method: http.MethodPost, url: p.base + "/Users", json: userRecord(u.name, u.password), bearer: tok}); err != nil {
-		return "", err
-	}
-	if ids.last.status != http.StatusCreated {
-		return "", ids.failf("creating the user %s answered %d, want 201", u.name, ids.last.status)
-	}
-	obj, err := ids.jsonObject()
-	if err != nil {
-		return "", err
-	}
-	id, _ := obj["id"].(string)
-	if id == "" {
-		return "", ids.failf("the created user has no id")
-	}
-	for _, g := range u.groups {
-		if err := p.addMember(ids, id, g); err != nil {
-			return "", err
-		}
-	}
-	return id, nil
-}
-
-func (p *uaaProvisioner) addMember(ids *identitySteps, userID, group string) error {
-	groupID, err := ids.groupID(group, true)
-	if err != nil {
-		return err
-	}
-	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
-	if err := ids.api(request{method: http.MethodPost, url: p.base + "/Groups/" + url.PathEscape(groupID) + "/members", json: member, bearer: ids.adminToken}); err != nil {
-		return err
-	}
-	if ids.last.status != http.StatusCreated && ids.last.status != http.StatusConflict {
-		return ids.failf("adding %s to %s answered %d", userID, group, ids.last.status)
-	}
-	return nil
-}
-
-func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error {
-	tok, err := p.token(ids)
-	if err != nil {
-		return err
-	}
-	reg := map[string]any{
-		"client_id": c.id, "client_secret": c.secret, "name": c.id,
-		"scope": words(c.scope), "authorized_grant_types": words(c.grants), "authorities": words(c.authorities),
-		"redirect_uri": []string{c.redirect}, "autoapprove": false,
-	}
-	if c.validity > 0 {
-		reg["access_token_validity"] = c.validity
-		reg["refresh_token_validity"] = c.validity
-	}
-	if err := ids.api(request{method: http.MethodPost, url: p.base + "/oauth/clients", json: reg, bearer: tok}); err != nil {
-		return err
-	}
-	if ids.last.status != http.StatusCreated {
-		return ids.failf("registering the client %s answered %d, want 201", c.id, ids.last.status)
-	}
-	return nil
-}
-
-// newProvisioner returns the provisioner of an administration API.
-func newProvisioner(p *Provisioning) (provisioner, error) {
-	switch p.API {
-	case "", "uaa":
-		return &uaaProvisioner{base: p.URL, clientID: p.ClientID, secret: p.ClientSecret}, nil
-	}
-	return nil, fmt.Errorf("no provisioner for the administration API %q", p.API)
 }
