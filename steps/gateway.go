@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,6 +27,9 @@ type Gateway struct {
 	Name string
 	// Apply hands a manifest (one or more YAML documents) to the gateway, under a name of the scenario's.
 	Apply func(ctx context.Context, name string, manifest []byte) error
+	// Remove takes back a manifest Apply handed over; nil when the target has no way to (an apply command
+	// such as kubectl's refuses an invalid manifest before it is stored).
+	Remove func(ctx context.Context, name string) error
 	// AccessLog returns the access log of every instance so far, one JSON object a line.
 	AccessLog func() (string, error)
 	// HarnessHost is the address at which the gateway reaches the upstream the steps run.
@@ -43,6 +47,9 @@ type GatewayInstance struct {
 type gatewayState struct {
 	routes  map[string]string
 	answers []gatewayAnswer
+	// offered are the invalid manifests handed to the gateway, taken back when the scenario ends so that a
+	// gateway that refuses its whole folder for one bad file is not held back in later scenarios.
+	offered []string
 }
 
 // gatewayAnswer is one answer of the gateway and when its request was sent and answered: the window a
@@ -69,6 +76,8 @@ func (w *world) registerGatewaySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an upstream that counts the requests it receives$`, w.upstreamRuns)
 	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, w.routeToUpstream)
 	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, w.applyPolicy)
+	sc.Step(`^the invalid policy "([^"]+)" is offered for the route$`, w.offerPolicy)
+	sc.After(w.takeBackOffered)
 	sc.Step(`^(\d+) requests? with "([^"]+)" (?:are|is) sent to the route(?: "([^"]+)")?$`, func(n int, h, route string) error {
 		return w.sendHeaders(n, h, sendOptions{method: "GET", route: route})
 	})
@@ -286,6 +295,39 @@ func (w *world) applyPolicy(ctx context.Context, template, route string) error {
 		waitForRoom(win, 2*time.Second, 8*time.Second)
 	}
 	return nil
+}
+
+// offerPolicy hands an invalid policy to the gateway, which must refuse it: at once, as an apply command with
+// validation does (its failure is the refusal), or when it reads it. Nothing is awaited here: a later policy
+// that takes effect shows that the gateway has read this one.
+func (w *world) offerPolicy(ctx context.Context, template string) error {
+	g, err := w.gateway()
+	if err != nil {
+		return err
+	}
+	manifest, err := w.expandTemplate(template, nil)
+	if err != nil {
+		return err
+	}
+	name := w.vars["route"] + "-" + strings.TrimSuffix(template, ".yaml")
+	if err := g.Apply(ctx, name, []byte(manifest)); err != nil {
+		return nil // refused when applied; had the apply failed for another reason, so would the next policy's
+	}
+	w.gw.offered = append(w.gw.offered, name)
+	return nil
+}
+
+func (w *world) takeBackOffered(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+	g := w.suite.env.Gateway
+	if g == nil || g.Remove == nil {
+		return ctx, err
+	}
+	for _, name := range w.gw.offered {
+		if rmErr := g.Remove(ctx, name); rmErr != nil {
+			return ctx, errors.Join(err, fmt.Errorf("taking back the manifest %s: %w", name, rmErr))
+		}
+	}
+	return ctx, err
 }
 
 func (w *world) until(limit time.Duration, what string, done func() (bool, error)) error {
