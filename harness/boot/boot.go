@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )
@@ -55,7 +56,7 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 	st = &Stack{dir: dir, opts: opts, Target: &target.Target{
 		Implementation: target.Implementation{Organization: "fortune-tck", Project: "fortune-tck reference",
 			URL: "https://" + module, Version: version(), Contact: []string{"fortune-tck maintainers"}},
-		Capabilities: target.KnownNames(),
+		Capabilities: features.Strings(features.DeclarableCapabilities()),
 	}}
 	defer func() {
 		if err != nil {
