@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/harness/launch"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/steps"
 )

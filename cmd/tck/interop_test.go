@@ -14,7 +14,7 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
-	"github.com/fortune-tck/fortune-tck/harness/launch"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )

@@ -32,7 +32,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
-	"github.com/fortune-tck/fortune-tck/harness/launch"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )
 
