@@ -14,9 +14,9 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
-	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 )
 
 // The suite against an authorization server nobody here wrote: panva's oidc-provider (OpenID Certified),

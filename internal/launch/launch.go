@@ -24,10 +24,10 @@ type Process struct {
 	Name  string
 	cmd   *exec.Cmd
 	group bool // the process leads a group of its own: Stop signals the group
-	log  *os.File
-	out  *buffer
-	done chan struct{}
-	err  error
+	log   *os.File
+	out   *buffer
+	done  chan struct{}
+	err   error
 }
 
 // Start runs a program with extra environment variables, in a process group of its own, so that Stop reaches
