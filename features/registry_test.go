@@ -1,14 +1,11 @@
 package features
 
 import (
-	"bytes"
-	"io/fs"
 	"path"
 	"slices"
 	"strings"
 	"testing"
 
-	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 )
 
@@ -112,23 +109,8 @@ func TestTheRegistryIsSortedAndDocumented(t *testing.T) {
 func featureTags(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	err := fs.WalkDir(FS, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || !strings.HasSuffix(name, ".feature") {
-			return err
-		}
-		data, err := fs.ReadFile(FS, name)
-		if err != nil {
-			return err
-		}
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
-		if err != nil {
-			return err
-		}
-		out[name] = tagsOf(doc.Feature)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for name, f := range parsedFeatures(t) {
+		out[name] = tagsOf(f)
 	}
 	return out
 }
