@@ -2,6 +2,7 @@ package features
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -18,6 +19,19 @@ var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 // A reader who knows the domain but not Go learns the features from their text alone: every placeholder a
 // feature uses is introduced in its description.
 func TestEveryPlaceholderIsIntroducedInTheFeatureDescription(t *testing.T) {
+	for name, f := range parsedFeatures(t) {
+		for _, p := range used(f) {
+			if !strings.Contains(f.Description, p) {
+				t.Errorf("%s uses %s, which its description does not introduce", name, p)
+			}
+		}
+	}
+}
+
+// parsedFeatures parses every feature file of FS, by path.
+func parsedFeatures(t *testing.T) map[string]*messages.Feature {
+	t.Helper()
+	out := map[string]*messages.Feature{}
 	err := fs.WalkDir(FS, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || !strings.HasSuffix(name, ".feature") {
 			return err
@@ -28,18 +42,15 @@ func TestEveryPlaceholderIsIntroducedInTheFeatureDescription(t *testing.T) {
 		}
 		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		for _, p := range used(doc.Feature) {
-			if !strings.Contains(doc.Feature.Description, p) {
-				t.Errorf("%s uses %s, which its description does not introduce", name, p)
-			}
-		}
+		out[name] = doc.Feature
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
 }
 
 // used lists the placeholders of every step, table cell and example row of a feature.

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/harness/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/steps"
 )
 

@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,15 @@ import (
 func gatewayEnv(g *target.Gateway, opts Options) *steps.Gateway {
 	env := &steps.Gateway{Name: g.GatewayName, HarnessHost: g.HarnessHost, Manifests: opts.Features,
 		Apply: applier(g)}
+	if g.ManifestDir != "" {
+		env.Remove = func(_ context.Context, name string) error {
+			err := os.Remove(filepath.Join(g.ManifestDir, name+".yaml"))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+	}
 	for _, inst := range g.Instances {
 		env.Instances = append(env.Instances, steps.GatewayInstance{HTTP: inst.HTTP, HTTPS: inst.HTTPS})
 	}

@@ -77,7 +77,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	reasons := profileReasons(suite)
 	plan := planRun(opts, cat, areas, reasons, res)
 	if plan.selected == 0 && len(reasons) == 0 {
-		return nil, fmt.Errorf("no scenario matches the tags %q among the areas %s", opts.Tags, strings.Join(areas, ", "))
+		return nil, fmt.Errorf("no scenario matches the tags %q among the areas %s", opts.Tags, features.List(areas))
 	}
 	if err := os.MkdirAll(opts.ReportsDir, 0o755); err != nil {
 		return nil, err
@@ -94,8 +94,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // profileReasons are the profiles that cannot run at all, each with the one reason: a surface the profile
 // requires that the target lacks (a server without check_token fails that profile once, not in eight stack
 // traces).
-func profileReasons(suite *steps.Suite) map[string]string {
-	reasons := map[string]string{}
+func profileReasons(suite *steps.Suite) map[features.ProfileName]string {
+	reasons := map[features.ProfileName]string{}
 	missing := suite.MissingSurfaces()
 	for _, p := range features.Profiles {
 		if why, ok := missing[steps.Surface(p.Requires)]; ok && p.Requires != "" {
@@ -106,8 +106,8 @@ func profileReasons(suite *steps.Suite) map[string]string {
 }
 
 // profilesOf are the profiles of the areas under test, in report order.
-func profilesOf(areas []string) []string {
-	var out []string
+func profilesOf(areas []features.Area) []features.ProfileName {
+	var out []features.ProfileName
 	for _, p := range features.Profiles {
 		if slices.Contains(areas, p.Area) {
 			out = append(out, p.Name)
@@ -135,16 +135,12 @@ func withDefaults(opts Options) Options {
 	return opts
 }
 
-// primaryService is the service without which an area is not under test at all. Scenarios that need a further
-// service of the area say so with @service-<name>.
-var primaryService = map[string]string{"auth": "authServer", "fortune": "fortune", "greeting": "greeting",
-	"gateway": "gateway", "config": "configServer"}
-
-// areasUnderTest are the areas whose primary service the target declares, in report order.
-func areasUnderTest(t *target.Target, cat *catalog.Catalog) []string {
-	var out []string
+// areasUnderTest are the areas whose primary service (features.Area.Primary) the target declares, in report
+// order.
+func areasUnderTest(t *target.Target, cat *catalog.Catalog) []features.Area {
+	var out []features.Area
 	for _, a := range cat.Areas(features.Areas) {
-		if t.HasService(primaryService[a]) {
+		if t.HasService(a.Primary()) {
 			out = append(out, a)
 		}
 	}
@@ -187,8 +183,8 @@ type plan struct {
 
 // planRun marks the scenarios that cannot run (unsupported, not under test, or blocked with their profile);
 // godog is told to skip them.
-func planRun(opts Options, cat *catalog.Catalog, areas []string, reasons map[string]string, res *report.Results) plan {
-	p := plan{paths: areas, tags: opts.Tags, expected: map[string]catalog.Scenario{}, exclude: map[string]bool{}}
+func planRun(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results) plan {
+	p := plan{paths: areaPaths(areas), tags: opts.Tags, expected: map[string]catalog.Scenario{}, exclude: map[string]bool{}}
 	for _, s := range cat.Scenarios {
 		if !slices.Contains(areas, s.Area) {
 			continue
@@ -211,6 +207,15 @@ func planRun(opts Options, cat *catalog.Catalog, areas []string, reasons map[str
 		}
 	}
 	return p
+}
+
+// areaPaths are the folders of the areas, as godog's paths.
+func areaPaths(areas []features.Area) []string {
+	out := make([]string, len(areas))
+	for i, a := range areas {
+		out[i] = string(a)
+	}
+	return out
 }
 
 func runGodog(ctx context.Context, opts Options, p plan, suite *steps.Suite, cat *catalog.Catalog, res *report.Results) error {
@@ -277,7 +282,7 @@ func markNeverRun(p plan, res *report.Results) {
 	}
 }
 
-func finish(opts Options, cat *catalog.Catalog, areas []string, reasons map[string]string, res *report.Results) (*Result, error) {
+func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results) (*Result, error) {
 	impl := opts.Target.Implementation
 	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, profilesOf(areas), reasons, res)
 	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml")}
@@ -352,7 +357,7 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 }
 
 // profileBlocked tells whether the whole profile was blocked with one reason (printed once, with the profile).
-func profileBlocked(rep report.ConformanceReport, name string) bool {
+func profileBlocked(rep report.ConformanceReport, name features.ProfileName) bool {
 	for _, p := range rep.Profiles {
 		if p.Name == name {
 			return p.Reason != ""

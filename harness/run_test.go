@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/harness/target"
@@ -98,8 +99,8 @@ func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 		t.Errorf("result %+v\n%s", res, out.String())
 	}
 	configCaps := 0
-	for _, name := range target.KnownNames() {
-		if strings.HasPrefix(name, "config.") {
+	for _, name := range features.DeclarableCapabilities() {
+		if strings.HasPrefix(string(name), "config.") {
 			configCaps++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -27,6 +28,9 @@ type Gateway struct {
 	Name string
 	// Apply hands a manifest (one or more YAML documents) to the gateway, under a name of the scenario's.
 	Apply func(ctx context.Context, name string, manifest []byte) error
+	// Remove takes back a manifest Apply handed over; nil when the target has no way to (an apply command
+	// such as kubectl's refuses an invalid manifest before it is stored).
+	Remove func(ctx context.Context, name string) error
 	// AccessLog returns the access log of every instance so far, one JSON object a line.
 	AccessLog func() (string, error)
 	// HarnessHost is the address at which the gateway reaches the upstream the steps run.
@@ -47,6 +51,9 @@ type gatewaySteps struct {
 	*scenario
 	routes  map[string]string
 	answers []*exchange
+	// offered are the invalid manifests handed to the gateway, taken back when the scenario ends so that a
+	// gateway that refuses its whole folder for one bad file is not held back in later scenarios.
+	offered []string
 	// client trusts the gateway's self-signed certificate and records each answer as the scenario's last.
 	client *resty.Client
 }
@@ -86,6 +93,8 @@ func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^an upstream that counts the requests it receives$`, gw.upstreamRuns)
 	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, gw.routeToUpstream)
 	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, gw.applyPolicy)
+	sc.Step(`^the invalid policy "([^"]+)" is offered for the route$`, gw.offerPolicy)
+	sc.After(gw.takeBackOffered)
 	sc.Step(`^(\d+) requests? with "([^"]+)" (?:are|is) sent to the route(?: "([^"]+)")?$`, func(n int, h, route string) error {
 		return gw.sendHeaders(n, h, sendOptions{method: "GET", route: route})
 	})
@@ -300,6 +309,39 @@ func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string)
 		waitForRoom(win, 2*time.Second, 8*time.Second)
 	}
 	return nil
+}
+
+// offerPolicy hands an invalid policy to the gateway, which must refuse it: at once, as an apply command with
+// validation does (its failure is the refusal), or when it reads it. Nothing is awaited here: a later policy
+// that takes effect shows that the gateway has read this one.
+func (gw *gatewaySteps) offerPolicy(ctx context.Context, template string) error {
+	g, err := gw.gateway()
+	if err != nil {
+		return err
+	}
+	manifest, err := gw.expandTemplate(template, nil)
+	if err != nil {
+		return err
+	}
+	name := gw.vars["route"] + "-" + strings.TrimSuffix(template, ".yaml")
+	if err := g.Apply(ctx, name, []byte(manifest)); err != nil {
+		return nil // refused when applied; had the apply failed for another reason, so would the next policy's
+	}
+	gw.offered = append(gw.offered, name)
+	return nil
+}
+
+func (gw *gatewaySteps) takeBackOffered(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+	g := gw.suite.env.Gateway
+	if g == nil || g.Remove == nil {
+		return ctx, err
+	}
+	for _, name := range gw.offered {
+		if rmErr := g.Remove(ctx, name); rmErr != nil {
+			return ctx, errors.Join(err, fmt.Errorf("taking back the manifest %s: %w", name, rmErr))
+		}
+	}
+	return ctx, err
 }
 
 // windowPosition is how far into its epoch-aligned window of length win the moment t is, and how much is left.

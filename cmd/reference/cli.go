@@ -64,6 +64,8 @@ func (c *cli) usage(w io.Writer) {
 Usage:
   reference up [--data DIR] [--host HOST]   run every service in one process, on the default ports,
                                             with embedded defaults (demo data created on first start)
+  reference up --processes --target-file F each service as a child process on free ports; F describes
+                                            the stack as a target file (what tck run uses)
   reference serve SERVICE [flags]           run one service, configured by flags
   reference health [--ready-file FILE]      exit 0 when the service that wrote FILE answers HTTP
                                             (a container's health check; FILE: $REFERENCE_READY_FILE)

@@ -25,8 +25,8 @@ func gatewayService() *service {
 		port:       gateway.DemoHTTPPort,
 		ownSockets: true,
 		notes: "The Gateway manifests in --config decide the ports (--port-offset shifts them all) and\n" +
-			"protocols; the directory is reloaded when it changes, and refused whole (the last good\n" +
-			"configuration stays) when it does not validate. One JSON access-log line per request goes\n" +
+			"protocols; the directory is reloaded when it changes, and a file that does not validate is\n" +
+			"refused alone (its last good version stays, the other files apply). One JSON access-log line per request goes\n" +
 			"to --access-log; the gateway's own logs go to stderr.\n\n" + gateway.Support + "\n\n",
 		flags: gatewayFlags,
 		demo:  gatewayDemo,

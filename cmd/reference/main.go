@@ -1,6 +1,9 @@
 // Command reference runs the fortune-tck reference implementation: every
-// service in one process (reference up) or one service configured by flags
-// (reference serve SERVICE). Run "reference --help" for the commands.
+// service in one process (reference up), every service as a child process
+// with a target file describing them (reference up --processes, the stack of
+// a conformance run), or one service configured by flags (reference serve
+// SERVICE). It owns the stack's wiring: the harness only starts up, reads the
+// target file and stops the process group. Run "reference --help".
 package main
 
 import (

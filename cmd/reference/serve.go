@@ -87,11 +87,16 @@ func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
 // writeReadyFile writes url and a newline to path atomically: a reader
 // polling for the file sees nothing or the whole URL, never a part.
 func writeReadyFile(path, url string) error {
+	return writeFileAtomically(path, []byte(url+"\n"))
+}
+
+// writeFileAtomically writes a temporary file beside path and renames it.
+func writeFileAtomically(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.WriteString(url + "\n"); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -12,23 +11,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 )
 
-// freePort returns a port that was free a moment ago: the authorization
-// server must know the greeting client's address before it starts, as
-// when the harness starts them.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
+// freePort is a free port as a flag value: the authorization server must
+// know the greeting client's address before it starts, as in up --processes.
+func freePort(t *testing.T) string { return strconv.Itoa(freeport.Get(t)) }
 
 // TestServeFortuneAndGreetingAsTheHarnessStartsThem starts the three
-// services with the harness's exact command lines, waits until each answers
+// services with the command lines of up --processes, waits until each answers
 // at its root, and walks the greeting flow with a cookie jar.
 func TestServeFortuneAndGreetingAsTheHarnessStartsThem(t *testing.T) {
 	a, f, g := freePort(t), freePort(t), freePort(t)

@@ -1,25 +1,39 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 )
 
-// up runs every service in one process with embedded defaults.
+// up runs every service in one process with embedded defaults (the demo), or, with --processes, each service
+// as a child process on free ports, as a conformance run needs it (processes.go).
 func (c *cli) up(ctx context.Context, args []string) int {
 	fs := c.newFlagSet("reference up")
 	data := fs.String("data", c.defaultDataDir(), "directory for the demo data (the configuration repository, caches)")
 	host := fs.String("host", "127.0.0.1", "address every service binds (0.0.0.0 for every interface)")
+	processes := fs.Bool("processes", false, "run each service as a child process on free loopback ports, with a redis-server, two gateway instances and a fresh configuration repository in --data: the stack a conformance run uses")
+	targetFile := fs.String("target-file", "", "with --processes: once every service answers, write the target file (tck validate's format) describing the stack to this path")
+	logDir := fs.String("log-dir", "", "with --processes: one log file per service in this directory (default: DATA/logs)")
 	logs := addLogFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: reference up [flags]\n\nRuns every service of the reference stack in one process, on the default ports:\n")
 		c.serviceList(fs.Output())
+		fmt.Fprint(fs.Output(), "\nWith --processes, runs each of them as a child process on free ports instead, and writes\n"+
+			"--target-file for tck run --target; stop it with SIGTERM or Ctrl-C.\n")
 		fmt.Fprint(fs.Output(), "\nFlags (-flag and --flag are the same):\n")
 		fs.PrintDefaults()
 	}
 	if code := c.parseFlags(fs, args); code >= 0 {
 		return code
+	}
+	if !*processes && (*targetFile != "" || *logDir != "") {
+		return c.fail(fs.Name(), usageError{errors.New("--target-file and --log-dir go with --processes")})
+	}
+	if *processes {
+		return c.upProcesses(ctx, processOptions{data: *data, logDir: cmp.Or(*logDir, filepath.Join(*data, "logs")), targetFile: *targetFile})
 	}
 	log, err := logs.logger(c.stderr)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/containers"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
@@ -104,13 +105,7 @@ capabilities: [%[3]s]
 }
 
 func knownButProvisioning() []string {
-	var out []string
-	for _, n := range target.KnownNames() {
-		if n != target.ProvisioningCapability {
-			out = append(out, n)
-		}
-	}
-	return out
+	return features.Strings(features.DeclarableCapabilities())
 }
 
 func TestAnImageThatCannotBePulledIsOneRunError(t *testing.T) {

@@ -12,10 +12,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
-	"github.com/fortune-tck/fortune-tck/harness/launch"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 )
 
 // The suite against an authorization server nobody here wrote: panva's oidc-provider (OpenID Certified),
@@ -81,7 +82,7 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 		t.Fatalf("exit %d, want %d (check_token is missing)\n%s", code, exitFailed, errOut)
 	}
 	rep := readReport(t, filepath.Join(dir, "conformance-report.yaml"))
-	want := map[string]struct{ core, extended report.Verdict }{
+	want := map[features.ProfileName]struct{ core, extended report.Verdict }{
 		"oauth":        {report.Success, report.Success},
 		"check-token":  {report.Failure, report.BlockedVerdict},
 		"provisioning": {report.NotSupported, report.NotSupported},

@@ -89,7 +89,7 @@ func TestInterruptStopsTheReference(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := waitForStartedService(t, stdout)
+	group := waitForReference(t, stdout)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -105,25 +105,26 @@ func TestInterruptStopsTheReference(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("tck did not stop within 60s of Ctrl-C")
 	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("service process %d still exists (kill 0: %v)", pid, err)
+	if err := syscall.Kill(-group, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("a process of the reference's group %d still exists (kill 0: %v)", group, err)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left behind in TMPDIR: %v", left)
 	}
 }
 
-// waitForStartedService reads the progress lines until a service is ready, and returns its pid.
-func waitForStartedService(t *testing.T, r interface{ Read([]byte) (int, error) }) int {
+// waitForReference reads the progress lines until the reference is ready, and returns the pid of `reference up`,
+// which leads the process group of every service.
+func waitForReference(t *testing.T, r interface{ Read([]byte) (int, error) }) int {
 	t.Helper()
-	started := regexp.MustCompile(`started configserver \(pid (\d+)\)`)
+	started := regexp.MustCompile(`started reference up \(pid (\d+)\)`)
 	pid := 0
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if m := started.FindStringSubmatch(sc.Text()); m != nil {
 			pid, _ = strconv.Atoi(m[1])
 		}
-		if strings.Contains(sc.Text(), "configserver ready") {
+		if strings.Contains(sc.Text(), "reference ready") {
 			go func() {
 				for sc.Scan() {
 				}

@@ -21,7 +21,8 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   serves; {other_route} and {other_host} are a second route and its host; {user} is a value of x-user-id no
   other scenario sends; every request carries an x-request-id of its own, written {request_id} for the request
   a step names. A policy applies once every gateway instance enforces it; the scenario's requests then
-  fall into one window.
+  fall into one window. An invalid policy is refused as a whole, when it is applied or when the gateway reads
+  it, and holds back no other manifest; a policy applied after it taking effect shows that it was read.
 
   Background:
     Given an upstream that counts the requests it receives
@@ -98,6 +99,15 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     And request 8 is answered 429
     And the upstream received 4 requests for the route
     And the upstream received 3 requests for the route "{other_route}"
+
+  @spec-2.7-rules.limit.requests
+  Scenario: A policy with a rule that has no limit.requests is refused, and the policies after it still apply
+    Given the route "{other_route}" for the host "{other_host}" leads to the upstream
+    When the invalid policy "without-requests.yaml" is offered for the route
+    And the policy "three-per-minute-for-other-route.yaml" applies to the route "{other_route}"
+    And 4 requests with "x-user-id: {user}" are sent to the route
+    Then requests 1 to 4 pass without rate-limit headers
+    And the upstream received 4 requests for the route
 
   @spec-3.2-window-elapses @spec-2.7-rules.limit.unit @capability-gateway.all-units
   Scenario: When a Second window elapses the counter starts again

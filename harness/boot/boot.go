@@ -1,9 +1,8 @@
-// Package boot starts the reference implementation as a target: it builds cmd/reference from this checkout,
-// starts each service as a separate process (and a redis-server for the refresh bus), and stops them all again.
-// A service that can take --port 0 does, and reports the port it got in a ready file (the fortune service, the
-// configuration server); the authorization server and the greeting client must know their own URL before they
-// bind, the gateways' ports are written in their Gateway manifest and redis-server has no such report, so theirs
-// are chosen free beforehand. The harness talks to the processes over the wire only, exactly as it talks to any other
+// Package boot starts the reference implementation as a target: it builds cmd/reference from this checkout (or
+// takes a prebuilt binary), runs `reference up --processes --target-file F`, waits for F and reads it with the
+// ordinary target loader, and at the end stops the process group of `up`, which holds every service. The
+// reference owns its wiring (which services, their flags, ports, credentials, the order of start); the harness
+// knows none of it, and talks to the services over the wire only, exactly as it talks to any other
 // implementation.
 package boot
 
@@ -12,16 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/harness/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 )
 
 // module is the module path that marks a checkout of this project.
@@ -41,9 +38,13 @@ type Options struct {
 type Stack struct {
 	Target *target.Target
 	dir    string
-	procs  []*launch.Process
+	up     *launch.Process
 	opts   Options
 }
+
+// startTimeout bounds the wait for `reference up` to write its target file: it starts seven processes, each
+// waited for in turn.
+const startTimeout = 3 * time.Minute
 
 // Reference boots every service of the reference and returns the target that describes it. On error, whatever
 // was started is stopped again.
@@ -52,11 +53,7 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	st = &Stack{dir: dir, opts: opts, Target: &target.Target{
-		Implementation: target.Implementation{Organization: "fortune-tck", Project: "fortune-tck reference",
-			URL: "https://" + module, Version: version(), Contact: []string{"fortune-tck maintainers"}},
-		Capabilities: target.KnownNames(),
-	}}
+	st = &Stack{dir: dir, opts: opts}
 	defer func() {
 		if err != nil {
 			st.Stop()
@@ -75,21 +72,31 @@ func Reference(ctx context.Context, opts Options) (st *Stack, err error) {
 			return st, err
 		}
 	}
-	if err := st.startOAuthServices(ctx, bin); err != nil {
-		return st, err
-	}
-	if err := st.startConfigServer(ctx, bin); err != nil {
-		return st, err
-	}
-	redisURL, err := st.startRedis(ctx)
+	return st, st.startUp(ctx, bin)
+}
+
+// startUp runs `reference up --processes` and loads the target file it writes once every service answers.
+func (st *Stack) startUp(ctx context.Context, bin string) error {
+	file := filepath.Join(st.dir, "target.yaml")
+	p, err := launch.Start("reference", filepath.Join(st.opts.LogDir, "reference.log"), nil, bin, "up", "--processes",
+		"--data", filepath.Join(st.dir, "data"), "--log-dir", st.opts.LogDir, "--target-file", file)
 	if err != nil {
-		return st, err
+		return err
 	}
-	st.describeConfigApp(bin, redisURL)
-	if err := st.startGateways(ctx, bin, redisURL); err != nil {
-		return st, err
+	st.up = p
+	st.progress("started reference up (pid %d), log %s", p.PID(), p.LogPath())
+	if err := p.WaitPath(ctx, file, startTimeout); err != nil {
+		return err
 	}
-	return st, nil
+	if st.Target, err = target.Load(file); err != nil {
+		return fmt.Errorf("the target file of reference up: %w", err)
+	}
+	// The binary knows its commit only when its build recorded one; the checkout it was built from always does.
+	if v := version(); v != "" {
+		st.Target.Implementation.Version = v
+	}
+	st.progress("reference ready: %s, service logs in %s", file, st.opts.LogDir)
+	return nil
 }
 
 func (st *Stack) progress(format string, args ...any) {
@@ -139,234 +146,26 @@ func Checkout() (string, error) {
 	}
 }
 
-// startOAuthServices runs the fortune service, the authorization server and the greeting client. The fortune
-// service takes --port 0 and reports the port it got in its ready file; it needs only the authorization server's
-// URL, which it does not call before a request comes. The authorization server (its token issuer) and the greeting
-// client (its redirect URI) must know their own URL before they bind, so their ports are chosen first (and could,
-// on a busy machine, be taken by another program in between: the start then fails and says so). The authorization
-// server registers the greeting and fortune clients (its demo seed) with their redirect URIs. Scenarios provision
-// their own users and clients.
-func (st *Stack) startOAuthServices(ctx context.Context, bin string) error {
-	var ports [2]int
-	for i := range ports {
-		p, err := launch.FreePort()
-		if err != nil {
-			return err
-		}
-		ports[i] = p
-	}
-	url := func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
-	auth, greeting := url(ports[0]), url(ports[1])
-	fortune, err := st.startReady(ctx, "fortune", bin, "/", "--auth-url", auth)
-	if err != nil {
-		return err
-	}
-	services := []struct {
-		name, base, ready string
-		args              []string
-	}{
-		{"authserver", auth, "/healthz", []string{"--port", strconv.Itoa(ports[0]), "--url", auth, "--seed-demo",
-			"--greeting-url", greeting + "/", "--fortune-url", fortune + "/"}},
-		{"greeting", greeting, "/", []string{"--port", strconv.Itoa(ports[1]), "--url", greeting,
-			"--auth-url", auth, "--fortune-url", fortune}},
-	}
-	for _, svc := range services {
-		p, err := st.start(svc.name, nil, bin, append([]string{"serve", svc.name}, svc.args...)...)
-		if err != nil {
-			return err
-		}
-		if err := st.ready(p, p.WaitHTTP(ctx, svc.base+svc.ready, 30*time.Second), svc.base); err != nil {
-			return err
-		}
-	}
-	st.Target.Services.AuthServer = &target.AuthServer{URL: auth,
-		Provisioning: &target.Provisioning{API: "uaa", ClientID: "admin", ClientSecret: "adminsecret"}}
-	st.Target.Services.Fortune = &target.Service{URL: fortune}
-	st.Target.Services.Greeting = &target.Service{URL: greeting}
-	return nil
-}
-
-// startReady runs `reference serve NAME --port 0 --ready-file F args...`: the kernel picks the port while the
-// service binds it, so no other program can take it in between. It returns the URL the service wrote to F once
-// it listened, after that URL answered at probe.
-func (st *Stack) startReady(ctx context.Context, name, bin, probe string, args ...string) (string, error) {
-	file := filepath.Join(st.dir, name+".ready")
-	p, err := st.start(name, nil, bin, append([]string{"serve", name, "--port", "0", "--ready-file", file}, args...)...)
-	if err != nil {
-		return "", err
-	}
-	base, err := p.WaitFile(ctx, file, 30*time.Second)
-	if err != nil {
-		return "", err
-	}
-	if !strings.HasPrefix(base, "http://") {
-		return "", fmt.Errorf("%s wrote %q to its ready file %s, not a URL", name, base, file)
-	}
-	return base, st.ready(p, p.WaitHTTP(ctx, base+probe, 30*time.Second), base)
-}
-
-func (st *Stack) startConfigServer(ctx context.Context, bin string) error {
-	repo := filepath.Join(st.dir, "config-repo.git")
-	if err := initRepository(repo); err != nil {
-		return fmt.Errorf("creating the configuration repository: %w", err)
-	}
-	uri := "file://" + repo
-	base, err := st.startReady(ctx, "configserver", bin, "/health",
-		"--uri", uri, "--basedir", filepath.Join(st.dir, "configserver-cache"))
-	if err != nil {
-		return err
-	}
-	st.Target.Services.ConfigServer = &target.ConfigServer{URL: base, Repository: target.Repository{URI: uri}}
-	return nil
-}
-
-// gatewayManifest is the Gateway resource of the reference target: one HTTP and one HTTPS listener (with a
-// self-signed certificate), on ports the harness chose. Scenarios attach their routes to it.
-const gatewayManifest = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: tck
-spec:
-  gatewayClassName: fortune-tck
-  listeners:
-    - name: http
-      protocol: HTTP
-      port: %d
-    - name: https
-      protocol: HTTPS
-      port: %d
-`
-
-// startGateways runs two gateway instances on one configuration folder and one Redis, so that scenarios can
-// verify that Global counters are shared. The second instance shifts its listener ports by --port-offset.
-func (st *Stack) startGateways(ctx context.Context, bin, redisURL string) error {
-	base, err := freePortRun(4)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(st.dir, "gateway-config")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "gateway.yaml"), []byte(fmt.Sprintf(gatewayManifest, base, base+1)), 0o644); err != nil {
-		return err
-	}
-	g := &target.Gateway{GatewayName: "tck", ManifestDir: dir, HarnessHost: "127.0.0.1"}
-	for i, offset := range []int{0, 2} {
-		name := fmt.Sprintf("gateway-%d", i+1)
-		accessLog := filepath.Join(st.opts.LogDir, name+"-access.log")
-		p, err := st.start(name, nil, bin, "serve", "gateway", "--config", dir, "--redis", redisURL,
-			"--port-offset", strconv.Itoa(offset), "--access-log", accessLog)
-		if err != nil {
-			return err
-		}
-		inst := target.GatewayInstance{HTTP: fmt.Sprintf("http://127.0.0.1:%d", base+offset),
-			HTTPS: fmt.Sprintf("https://127.0.0.1:%d", base+offset+1)}
-		if err := st.ready(p, p.WaitHTTP(ctx, inst.HTTP+"/", 30*time.Second), inst.HTTP); err != nil {
-			return err
-		}
-		g.Instances = append(g.Instances, inst)
-		g.AccessLogs = append(g.AccessLogs, accessLog)
-	}
-	st.Target.Services.Gateway = g
-	return nil
-}
-
-// freePortRun finds n consecutive free ports on 127.0.0.1, for listeners whose ports are written in a
-// manifest and shifted by an offset.
-func freePortRun(n int) (int, error) {
-	for try := 0; try < 50; try++ {
-		base, err := launch.FreePort()
-		if err != nil {
-			return 0, err
-		}
-		if base+n > 65535 {
-			continue
-		}
-		ok := true
-		for p := base; p < base+n && ok; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return base, nil
-		}
-	}
-	return 0, errors.New("found no run of free ports for the gateway's listeners")
-}
-
-// startRedis runs a private redis-server for the refresh bus of the configuration application's instances.
-func (st *Stack) startRedis(ctx context.Context) (string, error) {
-	server, err := exec.LookPath("redis-server")
-	if err != nil {
-		return "", errors.New("redis-server is not installed; the reference's refresh bus needs it: " +
-			"run `make deps` as root, or apt-get install redis-server")
-	}
-	port, err := launch.FreePort()
-	if err != nil {
-		return "", err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	p, err := st.start("redis", nil, server, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", st.dir)
-	if err != nil {
-		return "", err
-	}
-	return "redis://" + addr + "/0", st.ready(p, p.WaitTCP(ctx, addr, 15*time.Second), addr)
-}
-
-// describeConfigApp gives the target the start command of the configuration application: scenarios start
-// instances themselves, because an instance's application name and profiles are fixed at start.
-func (st *Stack) describeConfigApp(bin, redisURL string) {
-	st.Target.Services.ConfigApp = &target.ConfigApp{
-		Start: fmt.Sprintf(`exec '%s' serve configapp --port "$TCK_PORT" --name "$TCK_APP_NAME" `+
-			`--config-url "$TCK_CONFIG_URL" --redis '%s'`, bin, redisURL),
-		StartTimeout: target.Duration(30 * time.Second),
-		HarnessHost:  "127.0.0.1",
-	}
-}
-
-func (st *Stack) start(name string, env []string, program string, args ...string) (*launch.Process, error) {
-	p, err := launch.Start(name, filepath.Join(st.opts.LogDir, name+".log"), env, program, args...)
-	if err != nil {
-		return nil, err
-	}
-	st.procs = append(st.procs, p)
-	st.progress("started %s (pid %d), log %s", name, p.PID(), p.LogPath())
-	return p, nil
-}
-
-func (st *Stack) ready(p *launch.Process, err error, where string) error {
-	if err == nil {
-		st.progress("%s ready at %s", p.Name, where)
-	}
-	return err
-}
-
-// Stop ends every service and removes the temporary directory. Logs stay in LogDir when one was given. Stop may
-// be called more than once.
+// Stop ends every service (SIGTERM to the process group of `reference up`, SIGKILL after a grace period) and
+// removes the temporary directory. Logs stay in LogDir when one was given. Stop may be called more than once.
 func (st *Stack) Stop() {
-	for i := len(st.procs) - 1; i >= 0; i-- {
-		st.procs[i].Stop(5 * time.Second)
+	if st.up != nil {
+		st.up.Stop(15 * time.Second)
+		st.up = nil
 	}
-	st.procs = nil
 	if st.dir != "" {
 		_ = os.RemoveAll(st.dir)
 		st.dir = ""
 	}
 }
 
-// PIDs returns the process ids of the running services, for tests that check nothing is left behind.
-func (st *Stack) PIDs() []int {
-	var pids []int
-	for _, p := range st.procs {
-		pids = append(pids, p.PID())
+// Group is the process group of the running stack (the pid of `reference up`), for tests that check nothing
+// is left behind.
+func (st *Stack) Group() int {
+	if st.up == nil {
+		return 0
 	}
-	return pids
+	return st.up.PID()
 }
 
 // Dir is the temporary directory of the stack, removed by Stop.
@@ -376,11 +175,11 @@ func (st *Stack) Dir() string { return st.dir }
 func version() string {
 	root, err := Checkout()
 	if err != nil {
-		return "dev"
+		return ""
 	}
 	out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
 	if err != nil {
-		return "dev"
+		return ""
 	}
 	return strings.TrimSpace(string(out))
 }

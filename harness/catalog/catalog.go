@@ -14,13 +14,15 @@ import (
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/fortune-tck/fortune-tck/features"
 )
 
 // Scenario is one pickle: a scenario, or one example row of a scenario outline.
 type Scenario struct {
-	Area    string // the folder of the feature file
-	Profile string // the feature's @profile-<name> tag, else the area
-	URI     string // path of the feature file inside the features FS
+	Area    features.Area        // the folder of the feature file
+	Profile features.ProfileName // the feature's @profile-<name> tag, else the area
+	URI     string               // path of the feature file inside the features FS
 	Feature string
 	Name    string
 	Line    int // line of the scenario, or of the example row for an outline
@@ -78,9 +80,6 @@ func (s Scenario) TagsWithPrefix(prefix string) []string {
 	return out
 }
 
-// ProfileTag is the tag prefix that puts a feature's scenarios into a profile.
-const ProfileTag = "@profile-"
-
 // Catalog is every scenario of a features FS, in file order.
 type Catalog struct {
 	Scenarios []Scenario
@@ -113,8 +112,8 @@ func (c *Catalog) Lookup(key string) (Scenario, bool) {
 }
 
 // Areas returns the areas that have scenarios, in the order given.
-func (c *Catalog) Areas(order []string) []string {
-	var out []string
+func (c *Catalog) Areas(order []features.Area) []features.Area {
+	var out []features.Area
 	for _, a := range order {
 		for _, s := range c.Scenarios {
 			if s.Area == a {
@@ -168,7 +167,7 @@ func (c *Catalog) addFile(fsys fs.FS, file string) error {
 	}
 	lines := nodeLines(doc.Feature)
 	for _, p := range gherkin.Pickles(*doc, file, ids.NewId) {
-		s := Scenario{Area: area, URI: file, Feature: doc.Feature.Name, Name: p.Name, key: PickleKey(p)}
+		s := Scenario{Area: features.Area(area), URI: file, Feature: doc.Feature.Name, Name: p.Name, key: PickleKey(p)}
 		s.Line = lines[p.AstNodeIds[len(p.AstNodeIds)-1]]
 		for _, t := range p.Tags {
 			s.Tags = append(s.Tags, t.Name)
@@ -177,9 +176,9 @@ func (c *Catalog) addFile(fsys fs.FS, file string) error {
 			s.FeatureTags = append(s.FeatureTags, t.Name)
 		}
 		s.Outcomes = outcomes(p)
-		s.Profile = area
-		if profiles := s.TagsWithPrefix(ProfileTag); len(profiles) > 0 {
-			s.Profile = profiles[0]
+		s.Profile = features.ProfileName(area)
+		if profiles := s.TagsWithPrefix(features.ProfileTag); len(profiles) > 0 {
+			s.Profile = features.ProfileName(profiles[0])
 		}
 		if prev, dup := c.byKey[s.key]; dup {
 			return fmt.Errorf("%s: scenario %q cannot be told apart from line %d; give it another name",

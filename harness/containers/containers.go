@@ -32,8 +32,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
-	"github.com/fortune-tck/fortune-tck/harness/launch"
 	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/internal/launch"
 )
 
 // LabelRun marks every container a run starts, with the run's id as value, so that a person (or a test) can

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -21,7 +22,7 @@ func TestTheFeaturesCiteOnlySectionsOfTheIndex(t *testing.T) {
 			t.Errorf("section %s listed twice", s.ID)
 		}
 		seen[s.ID] = true
-		if !contains(features.Areas, s.Area) || s.Summary == "" || strings.ContainsAny(s.ID, " \t") {
+		if !slices.Contains(features.Areas, features.Area(s.Area)) || s.Summary == "" || strings.ContainsAny(s.ID, " \t") {
 			t.Errorf("bad section entry %+v", s)
 		}
 	}
@@ -150,13 +151,4 @@ func names(scs []catalog.Scenario) string {
 		out = append(out, s.Name)
 	}
 	return strings.Join(out, ",")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -13,25 +13,21 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 )
 
-// Outcome is what happened to one scenario.
-type Outcome string
+// Outcome is what happened to one scenario; the registry (features) defines the outcomes.
+type Outcome = features.Outcome
 
-// The outcomes, from the run's point of view. Unsupported (the target does not declare a capability the
-// scenario needs) is neither a skip nor a failure.
+// The outcomes, under the names this package has always used.
 const (
-	Passed  Outcome = "passed"
-	Failed  Outcome = "failed"
-	Skipped Outcome = "skipped" // left out by a tag filter
-	// Blocked: a precondition failed (or a surface the whole profile needs is missing) before the scenario
-	// reached the behaviour it is named for. It is not a failure of that behaviour, and not a pass either.
-	Blocked Outcome = "blocked"
-	// Unsupported: the scenario needs a capability or a fixture the target does not declare.
-	Unsupported Outcome = "unsupported"
-	// NotUnderTest: the scenario needs a service the target does not declare.
-	NotUnderTest Outcome = "not under test"
+	Passed       = features.Passed
+	Failed       = features.Failed
+	Skipped      = features.Skipped
+	Blocked      = features.Blocked
+	Unsupported  = features.Unsupported
+	NotUnderTest = features.NotUnderTest
 )
 
 // Results are the outcomes of a run by scenario ID, with the failure message of each failed one and what the
@@ -48,15 +44,14 @@ type Requirement struct {
 	Name string
 }
 
-// RequirementKind tells services (their absence means "not under test") from capabilities and fixtures (their
-// absence means "not supported").
-type RequirementKind string
+// RequirementKind tells services from capabilities and fixtures; the registry (features) defines the kinds.
+type RequirementKind = features.RequirementKind
 
 // The requirement kinds.
 const (
-	NeedsService    RequirementKind = "service"
-	NeedsCapability RequirementKind = "capability"
-	NeedsFixture    RequirementKind = "fixture"
+	NeedsService    = features.NeedsService
+	NeedsCapability = features.NeedsCapability
+	NeedsFixture    = features.NeedsFixture
 )
 
 func (r Requirement) String() string { return string(r.Kind) + " " + r.Name }
@@ -125,8 +120,8 @@ type Implementation struct {
 
 // Profile is the result of one profile (a concern of an area).
 type Profile struct {
-	Name    string `yaml:"name"`
-	Summary string `yaml:"summary"`
+	Name    features.ProfileName `yaml:"name"`
+	Summary string               `yaml:"summary"`
 	// Reason says why no scenario of the profile could run: a surface it needs that the target lacks.
 	Reason   string    `yaml:"reason,omitempty"`
 	Core     Result    `yaml:"core"`
@@ -136,19 +131,19 @@ type Profile struct {
 }
 
 // Verdict is the result of a profile's core or extended scenarios, as the Gateway API's conformance reports
-// spell it.
-type Verdict string
+// spell it; the registry (features.Result) defines the values.
+type Verdict = features.Result
 
-// The verdicts.
+// The verdicts, under the names this package has always used.
 const (
-	Success Verdict = "success"
+	Success = features.ResultSuccess
 	// Partial: nothing failed or was blocked, but some scenarios were skipped, or none ran.
-	Partial Verdict = "partial"
+	Partial = features.ResultPartial
 	// BlockedVerdict: nothing failed, but preconditions failed before some scenarios reached their behaviour.
-	BlockedVerdict Verdict = "blocked"
-	Failure        Verdict = "failure"
+	BlockedVerdict = features.ResultBlocked
+	Failure        = features.ResultFailure
 	// NotSupported: the target declares none of what the scenarios need.
-	NotSupported Verdict = "notSupported"
+	NotSupported = features.ResultNotSupported
 )
 
 // Result sums up a set of scenarios.
@@ -181,12 +176,9 @@ type Statistics struct {
 	Skipped int `yaml:"Skipped"`
 }
 
-// CapabilityTag is the tag prefix of scenarios that need an optional capability.
-const CapabilityTag = "@capability-"
-
 // Build makes the report of a run. profiles are the profiles under test, in report order; reasons say why a
 // profile could not run at all.
-func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalog.Catalog, profiles []string, reasons map[string]string, res *Results) ConformanceReport {
+func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalog.Catalog, profiles []features.ProfileName, reasons map[features.ProfileName]string, res *Results) ConformanceReport {
 	rep := ConformanceReport{
 		APIVersion: "fortune-tck/v1alpha1", Kind: "ConformanceReport", Implementation: impl,
 		Date: date.UTC().Format(time.RFC3339), Mode: "default", SuiteVersion: suiteVersion,
@@ -202,7 +194,7 @@ func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalo
 	return rep
 }
 
-func buildProfile(profile string, cat *catalog.Catalog, res *Results) Profile {
+func buildProfile(profile features.ProfileName, cat *catalog.Catalog, res *Results) Profile {
 	var core, ext Result
 	coreUnsupported := 0
 	supported, unsupported, untested := map[string]bool{}, map[string]bool{}, map[string]bool{}
@@ -210,7 +202,7 @@ func buildProfile(profile string, cat *catalog.Catalog, res *Results) Profile {
 		if s.Profile != profile {
 			continue
 		}
-		caps := s.TagsWithPrefix(CapabilityTag)
+		caps := s.TagsWithPrefix(features.CapabilityTag)
 		o := res.Get(s)
 		for _, m := range res.Missing[s.ID()] {
 			if m.Kind == NeedsService {

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 )
 
@@ -42,7 +43,7 @@ func TestBuildCountsCoreAndExtendedApart(t *testing.T) {
 	res.Set(cat.Scenarios[1], Failed, "boom")
 	res.Set(cat.Scenarios[2], Passed, "")
 	res.SetUnsupported(cat.Scenarios[3], []Requirement{{"capability", "config.flat-formats"}})
-	rep := Build(Implementation{Project: "x"}, "v0", time.Unix(0, 0), cat, []string{"config"}, nil, res)
+	rep := Build(Implementation{Project: "x"}, "v0", time.Unix(0, 0), cat, []features.ProfileName{"config"}, nil, res)
 
 	if len(rep.Profiles) != 1 {
 		t.Fatalf("profiles: %+v", rep.Profiles)
@@ -80,7 +81,7 @@ func TestVerdicts(t *testing.T) {
 
 func TestWriteProducesTheGatewayAPIShape(t *testing.T) {
 	cat := load(t)
-	rep := Build(Implementation{Project: "x"}, "v0", time.Unix(0, 0), cat, []string{"config"}, nil, NewResults())
+	rep := Build(Implementation{Project: "x"}, "v0", time.Unix(0, 0), cat, []features.ProfileName{"config"}, nil, NewResults())
 	path := filepath.Join(t.TempDir(), "sub", "r.yaml")
 	if err := Write(path, rep); err != nil {
 		t.Fatal(err)

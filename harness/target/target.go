@@ -1,6 +1,7 @@
 // Package target reads and validates a target description: the YAML file that tells the harness where an
 // implementation under test runs, how to reach what cannot be done over the wire, and which optional
-// capabilities it declares.
+// capabilities it declares. Service and capability names are those of the registry (package features), and a
+// mistake in one lists the registry's names.
 package target
 
 import (
@@ -9,18 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fortune-tck/fortune-tck/features"
 )
 
 // Target describes one implementation under test.
 type Target struct {
 	Implementation Implementation `yaml:"implementation"`
 	Services       Services       `yaml:"services"`
-	// Capabilities are the optional capabilities (see Known) the implementation declares.
+	// Capabilities are the optional capabilities (features.Capabilities) the implementation declares.
 	Capabilities []string `yaml:"capabilities"`
 }
 
@@ -77,23 +79,20 @@ type Service struct {
 	Container *Container `yaml:"container"`
 }
 
-// ServiceNames are the services a target may declare, as scenarios name them in @service-<name> tags.
-var ServiceNames = []string{"authServer", "fortune", "greeting", "gateway", "configServer", "configApp"}
-
-// HasService reports whether the target declares the named service.
-func (t *Target) HasService(name string) bool {
-	switch name {
-	case "authServer":
+// HasService reports whether the target declares the service (a name of features.Services).
+func (t *Target) HasService(s features.Service) bool {
+	switch s {
+	case features.AuthServer:
 		return t.Services.AuthServer != nil
-	case "fortune":
+	case features.Fortune:
 		return t.Services.Fortune != nil
-	case "gateway":
+	case features.Gateway:
 		return t.Services.Gateway != nil
-	case "greeting":
+	case features.Greeting:
 		return t.Services.Greeting != nil
-	case "configServer":
+	case features.ConfigServer:
 		return t.Services.ConfigServer != nil
-	case "configApp":
+	case features.ConfigApp:
 		return t.Services.ConfigApp != nil
 	}
 	return false
@@ -153,56 +152,15 @@ type Repository struct {
 	Password string `yaml:"password"`
 }
 
-// Known lists the optional capabilities a target may declare, with what each one means. Scenarios that need one
-// carry the tag @capability-<name>; without the declaration they are reported as not supported.
-var Known = map[string]string{
-	ProvisioningCapability:          "UAA's provisioning API (declared by services.authServer.provisioning, not in this list): fresh users and clients for every scenario",
-	"auth.userinfo-claims":          "userinfo names the user (user_name or preferred_username) and gives the e-mail address for a token with openid alone, as UAA does",
-	"auth.issuer-is-token-endpoint": "the issuer (discovery, and iss of every token) is the token endpoint's address, as UAA's is (spec 9.2)",
-	"auth.provisioning-errors":      "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API",
-	"auth.scope-choice":             "the consent page has a box per scope, and scopes whose boxes the user unticks are not granted",
-	"auth.remembered-consent":       "a user who approved a client once is not asked again",
-	"auth.redirect-uri-errors":      "an unregistered redirect_uri gets a 400 page and no redirect",
-	"auth.replay-revokes":           "replaying an authorization code revokes the tokens issued from it",
-	"auth.refresh-rotation":         "a refresh token works once: using it again gets invalid_grant",
-	"auth.token-lifetimes":          "access_token_validity in a client registration of the provisioning API sets the lifetime of its tokens (seconds)",
-	"auth.revocation":               "RFC 7009 revocation at the revocation endpoint; the token is then reported inactive (check_token, else introspection)",
-	"fortune.rfc6750-errors":        "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes",
-	"gateway.distinct-absent":       "a request without the header a Distinct selector names is neither counted nor limited by that rule",
-	"gateway.all-units":             "units beyond Minute (Second and Hour are used), with fixed windows aligned to the epoch",
-	"gateway.exact-headers":         "a header selector of type Exact (with value) admits only requests whose header has exactly that value",
-	"gateway.https":                 "the route is served and limited on an HTTPS listener too (GET and HEAD)",
-	"gateway.instances":             "two gateway instances (declared in the target) share one Global counter",
-	"gateway.access-log":            "a JSON access log with the fields of spec 6.3, readable from files the target names",
-	"greeting.error-pages":          "a denied consent renders a page that says access was denied",
-	"config.profile-lists":          "several comma-separated profiles in one request, the last one winning",
-	"config.shared-files":           "application.yml and application-<profile>.yml apply to every application",
-	"config.label-forms":            "tags and commit ids as labels, and (_) for a slash in a label",
-	"config.flat-formats":           "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/",
-	"config.errors":                 "404, 400 and 500 answers with a JSON error body for bad labels, paths and files",
-	"config.env-masks-secrets":      "the application's /env shows ****** for keys ending in password, secret, key or token or containing credentials, as Spring Boot 1.x does",
-	"config.bus-destination":        "POST /bus/refresh?destination=<pattern> refreshes only the instances whose service id matches the pattern (Spring's rules, \":\" as separator)",
-}
-
-// KnownNames returns the names of Known, sorted.
-func KnownNames() []string {
-	names := make([]string, 0, len(Known))
-	for n := range Known {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // ProvisioningCapability is implied by an administration API in the target (services.authServer.provisioning).
-const ProvisioningCapability = "auth.provisioning"
+const ProvisioningCapability = features.CapAuthProvisioning
 
 // Has reports whether the target declares the capability.
-func (t *Target) Has(capability string) bool {
-	if capability == ProvisioningCapability {
+func (t *Target) Has(c features.Capability) bool {
+	if c == ProvisioningCapability {
 		return t.Services.AuthServer.ProvisioningAPI() != nil
 	}
-	return slices.Contains(t.Capabilities, capability)
+	return slices.Contains(t.Capabilities, string(c))
 }
 
 // Load reads, expands ${VAR} references in, and validates a target file. Every mistake is reported with its
@@ -293,7 +251,7 @@ func (t *Target) applyDefaults() {
 func (t *Target) validate() []string {
 	var problems []string
 	if t.Services == (Services{}) {
-		problems = append(problems, "services: declares no service; name at least one of "+strings.Join(ServiceNames, ", "))
+		problems = append(problems, "services: declares no service; name at least one of "+features.List(features.Services))
 	}
 	problems = append(problems, t.Services.Gateway.validate()...)
 	if t.Services.ConfigApp != nil && t.Services.ConfigServer == nil {
@@ -323,13 +281,12 @@ func (t *Target) validate() []string {
 		problems = append(problems, checkRepositoryURI("services.configServer.repository.uri", cs.Repository.URI)...)
 	}
 	for i, c := range t.Capabilities {
-		if c == ProvisioningCapability {
-			problems = append(problems, fmt.Sprintf("capabilities[%d]: %s is declared by giving services.authServer.provisioning, not in this list", i, c))
-			continue
-		}
-		if _, ok := Known[c]; !ok {
+		switch d, ok := features.LookupCapability(c); {
+		case !ok:
 			problems = append(problems, fmt.Sprintf("capabilities[%d]: unknown capability %q; known: %s",
-				i, c, strings.Join(KnownNames(), ", ")))
+				i, c, features.List(features.DeclarableCapabilities())))
+		case d.Implied:
+			problems = append(problems, fmt.Sprintf("capabilities[%d]: %s is declared by giving services.authServer.provisioning, not in this list", i, c))
 		}
 	}
 	if u := t.Implementation.URL; u != "" {

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
 	"github.com/fortune-tck/fortune-tck/reference/gateway/routing"
@@ -14,6 +15,9 @@ import (
 type config struct {
 	table       *routing.Table
 	fingerprint [sha256.Size]byte
+	// accepted is the version in force of every file, by name: what stands in for a file when a later
+	// version of it is refused.
+	accepted map[string][]byte
 }
 
 // noContent marks a refusal that is not about the directory's content (it
@@ -22,8 +26,12 @@ type config struct {
 var noContent [sha256.Size]byte
 
 // Reload reads the directory now (it is also read on every change and
-// every Options.Rescan) and puts it in force when it changed. An invalid
-// directory leaves the configuration in force untouched and returns why.
+// every Options.Rescan) and puts it in force when it changed. A file with
+// errors is refused on its own: its last accepted version (none for a new
+// file) stays in force and the other files apply, as a refused resource
+// holds back no other in Kubernetes. A change that fails as a whole (a port
+// that cannot be bound, routes that do not build) leaves the configuration
+// in force untouched. Either way Reload returns why.
 func (g *Gateway) Reload() error {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()
@@ -34,8 +42,13 @@ func (g *Gateway) Reload() error {
 		return err
 	}
 	fp := fingerprint(files)
-	if cur := g.config.Load(); cur != nil && cur.fingerprint == fp {
+	cur := g.config.Load()
+	if cur != nil && cur.fingerprint == fp {
 		return nil
+	}
+	refused := g.refuseFiles(cur, files, fp)
+	if refused != nil {
+		files = substitute(cur, files, refused)
 	}
 	cfg, err := g.build(files, fp)
 	if err != nil {
@@ -46,7 +59,54 @@ func (g *Gateway) Reload() error {
 		g.refuse(err, noContent)
 		return err
 	}
+	if refused != nil {
+		return refused
+	}
 	return nil
+}
+
+// refuseFiles finds the files that do not parse, logs why (once per
+// directory content) and returns their errors; nil when every file parses
+// or when an error names no file, which build then refuses as a whole.
+func (g *Gateway) refuseFiles(cur *config, files []manifest.File, fp [sha256.Size]byte) manifest.Errors {
+	_, _, err := manifest.Parse(files)
+	var errs manifest.Errors
+	if !errors.As(err, &errs) || slices.ContainsFunc(errs, func(e *manifest.Error) bool { return e.File == "" }) {
+		return nil
+	}
+	if fp != g.refused { // a whole refusal of the same content was logged already
+		for _, e := range errs {
+			keep := "it is not applied; the other manifests are"
+			if _, ok := cur.file(e.File); ok {
+				keep = "its last accepted version stays in force; the other manifests apply"
+			}
+			g.log.Error("manifest refused; "+keep, "file", fileLine(e.File, e.Line), "resource", e.Resource, "field", e.Field, "err", e.Msg)
+		}
+	}
+	return errs
+}
+
+// substitute replaces each refused file by its version in force, or leaves
+// it out when it has none.
+func substitute(cur *config, files []manifest.File, refused manifest.Errors) []manifest.File {
+	out := make([]manifest.File, 0, len(files))
+	for _, f := range files {
+		if !slices.ContainsFunc(refused, func(e *manifest.Error) bool { return e.File == f.Name }) {
+			out = append(out, f)
+		} else if data, ok := cur.file(f.Name); ok {
+			out = append(out, manifest.File{Name: f.Name, Data: data})
+		}
+	}
+	return out
+}
+
+// file is the version in force of the named file; a nil config has none.
+func (c *config) file(name string) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	data, ok := c.accepted[name]
+	return data, ok
 }
 
 // build parses and compiles files, logging what is not implemented.
@@ -60,7 +120,11 @@ func (g *Gateway) build(files []manifest.File, fp [sha256.Size]byte) (*config, e
 		return nil, err
 	}
 	g.logNotices(append(notices, more...))
-	return &config{table: table, fingerprint: fp}, nil
+	accepted := make(map[string][]byte, len(files))
+	for _, f := range files {
+		accepted[f.Name] = f.Data
+	}
+	return &config{table: table, fingerprint: fp, accepted: accepted}, nil
 }
 
 // apply binds the new ports, puts cfg in force, then serves the new ports

@@ -4,9 +4,13 @@
 // the spec (sections 2.7, 3.2, 4.6, 6.3, 7, 8) the way Envoy Gateway does.
 //
 // Start reads a directory of manifests (see package manifest) and serves
-// the listeners of its Gateways. The directory is one unit: it is applied
-// whole, or refused whole with every problem named by file, resource and
-// field, and the configuration in force stays. It is read again on every
+// the listeners of its Gateways. Each file is one unit: a file with errors
+// is refused whole, with every problem named by file, resource and field,
+// and its last accepted version (if any) stays in force while the other
+// files apply, as a refused resource holds back no other in Kubernetes; a
+// change that fails as a whole (routes that do not build together, a port
+// that cannot be bound) leaves the configuration in force. At start, any
+// refused file refuses the start. The directory is read again on every
 // change (fsnotify, debounced) and periodically; a new configuration is an
 // immutable routing table swapped in atomically, so requests in flight
 // finish with the table they started with, and a port that is no longer
@@ -57,4 +61,4 @@ Rate limits: fixed windows aligned to the Unix epoch (Local too, where Envoy use
   remaining gives x-ratelimit-remaining and -reset. Global counters live in --redis when given.
 Anything else (kinds, fields) is logged as not implemented when the directory is loaded; but a
   kind that gateway.networking.k8s.io or gateway.envoyproxy.io does not define (a misspelling)
-  is an error, and the directory is refused.`
+  is an error, and the file is refused.`

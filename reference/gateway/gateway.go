@@ -26,15 +26,15 @@ type Gateway struct {
 	ports   *ports
 
 	reloadMu sync.Mutex
-	refused  [sha256.Size]byte // the last refused directory content, logged once
+	refused  [sha256.Size]byte // the directory content whose refusal was logged last, logged once
 	stop     context.CancelFunc
 	watching sync.WaitGroup
 	closed   sync.Once
 }
 
 // Start loads the directory, binds every listener and serves. A
-// configuration that does not validate is refused with every problem named
-// (manifest.Errors); nothing is bound then.
+// directory with any file that does not validate is refused at start with
+// every problem named (manifest.Errors); nothing stays bound then.
 func Start(o Options) (*Gateway, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
@@ -48,6 +48,9 @@ func Start(o Options) (*Gateway, error) {
 	w := g.watchDir()
 	if err := g.Reload(); err != nil {
 		w.close()
+		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+		defer cancel()
+		_ = g.ports.shutdown(ctx)
 		g.closeRedis()
 		return nil, err
 	}

@@ -42,40 +42,50 @@ func TestReloadKeepsRequestsInFlight(t *testing.T) {
 	}
 }
 
-// TestInvalidManifestKeepsTheLastGoodConfiguration: a directory that does
-// not validate is refused whole, with file, resource and field logged, and
-// the configuration in force stays until the directory is fixed.
-func TestInvalidManifestKeepsTheLastGoodConfiguration(t *testing.T) {
+// A file with errors is refused on its own: the change beside it applies, and a refused new version of a
+// file leaves its last accepted version in force.
+func TestAnInvalidManifestIsRefusedAlone(t *testing.T) {
 	up := startUpstream(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"gw.yaml": gatewayYAML, "route.yaml": routeYAML(up.addr()), "policy.yaml": policyYAML("Global", plainRule(5, "Hour"))})
 	gw := startGateway(t, dir, Options{})
 	base := gw.url(t, 10080)
-	// A valid change of the policy together with an invalid route: neither applies.
+	// A valid change of the policy together with an invalid new route: the policy applies, the route does not.
 	writeFiles(t, dir, map[string]string{
 		"policy.yaml": policyYAML("Global", plainRule(7, "Hour")),
 		"broken.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: broken}\nspec:\n  rules:\n    - matches: [{path: {type: Prefix, value: /}}]\n",
 	})
-	eventually(t, 5*time.Second, "the refusal logged", func() bool { return strings.Contains(gw.logs.String(), "configuration refused") })
+	eventually(t, 5*time.Second, "the valid change in force", func() bool {
+		return send(t, "GET", base+"/").rateHeaders()[0] == "7, 7;w=3600"
+	})
 	log := gw.logs.String()
-	for _, want := range []string{"file=" + filepath.Join(dir, "broken.yaml") + ":6", `resource="HTTPRoute default/broken"`, "field=spec.rules[0].matches[0].path.type", "the configuration in force stays"} {
+	for _, want := range []string{"manifest refused; it is not applied", "file=" + filepath.Join(dir, "broken.yaml") + ":6", `resource="HTTPRoute default/broken"`, "field=spec.rules[0].matches[0].path.type"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
 	}
 	var errs manifest.Errors
-	if err := gw.Reload(); !errors.As(err, &errs) || len(errs) != 1 {
+	if err := gw.Reload(); err != nil {
+		t.Fatalf("a reload of the same content must be a no-op, got %v", err)
+	}
+	if strings.Count(gw.logs.String(), "manifest refused") != 1 {
+		t.Errorf("a refused file must be logged once per content:\n%s", gw.logs)
+	}
+	// A broken new version of the policy: the version in force stays; the fixed version applies.
+	writeFiles(t, dir, map[string]string{"policy.yaml": strings.Replace(policyYAML("Global", plainRule(9, "Hour")), "requests: 9", "requests: nine", 1)})
+	eventually(t, 5*time.Second, "the refusal logged", func() bool {
+		return strings.Contains(gw.logs.String(), "its last accepted version stays in force")
+	})
+	if err := gw.Reload(); err != nil && !errors.As(err, &errs) {
 		t.Fatalf("Reload: %v", err)
 	}
-	if a := send(t, "GET", base+"/"); a.status != 200 || a.rateHeaders()[0] != "5, 5;w=3600" {
-		t.Fatalf("the last good configuration is not in force: %d %v", a.status, a.rateHeaders())
-	}
-	if strings.Count(gw.logs.String(), "configuration refused") != 1 {
-		t.Errorf("a refused directory must be logged once:\n%s", gw.logs)
+	if a := send(t, "GET", base+"/"); a.status != 200 || a.rateHeaders()[0] != "7, 7;w=3600" {
+		t.Fatalf("the last accepted policy is not in force: %d %v", a.status, a.rateHeaders())
 	}
 	os.Remove(filepath.Join(dir, "broken.yaml"))
-	eventually(t, 5*time.Second, "the fixed directory in force", func() bool {
-		return send(t, "GET", base+"/").rateHeaders()[0] == "7, 7;w=3600"
+	writeFiles(t, dir, map[string]string{"policy.yaml": policyYAML("Global", plainRule(9, "Hour"))})
+	eventually(t, 5*time.Second, "the fixed policy in force", func() bool {
+		return send(t, "GET", base+"/").rateHeaders()[0] == "9, 9;w=3600"
 	})
 }
 

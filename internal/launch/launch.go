@@ -1,6 +1,7 @@
-// Package launch runs the programs of a target as child processes: each in a process group of its own, with its
-// output kept in a log file and in memory, stopped with SIGTERM and, if need be, SIGKILL. The reference's
-// services and the instances a scenario starts through a target's start command both run this way.
+// Package launch runs programs as child processes, with their output kept in a log file and in memory, stopped
+// with SIGTERM and, if need be, SIGKILL. The harness starts `reference up` and the instances a scenario starts
+// through a target's start command this way, each in a process group of its own; `reference up` starts each
+// service of its stack in its own group (Child), so that stopping that one group stops the whole stack.
 package launch
 
 import (
@@ -20,28 +21,39 @@ import (
 
 // Process is one running program.
 type Process struct {
-	Name string
-	cmd  *exec.Cmd
-	log  *os.File
-	out  *buffer
-	done chan struct{}
-	err  error
+	Name  string
+	cmd   *exec.Cmd
+	group bool // the process leads a group of its own: Stop signals the group
+	log   *os.File
+	out   *buffer
+	done  chan struct{}
+	err   error
 }
 
-// Start runs a program with extra environment variables; its output goes to logPath and to memory.
+// Start runs a program with extra environment variables, in a process group of its own, so that Stop reaches
+// whatever the program starts; its output goes to logPath and to memory.
 func Start(name, logPath string, env []string, program string, args ...string) (*Process, error) {
+	return start(name, logPath, env, true, program, args...)
+}
+
+// Child runs a program as Start does, but in the caller's process group: a signal to that group (the harness
+// stopping `reference up`) reaches the child at once, and Stop signals the child alone.
+func Child(name, logPath string, env []string, program string, args ...string) (*Process, error) {
+	return start(name, logPath, env, false, program, args...)
+}
+
+func start(name, logPath string, env []string, group bool, program string, args ...string) (*Process, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{Name: name, log: log, out: &buffer{}, done: make(chan struct{})}
+	p := &Process{Name: name, log: log, out: &buffer{}, done: make(chan struct{}), group: group}
 	p.cmd = exec.Command(program, args...)
 	p.cmd.Env = append(os.Environ(), env...)
 	w := io.MultiWriter(log, p.out)
 	p.cmd.Stdout, p.cmd.Stderr = w, w
-	// A group of its own, so that Stop reaches whatever the program starts; Pdeathsig ends it if the harness
-	// itself is killed.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Pdeathsig ends the program if its parent is killed.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: group, Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
@@ -74,16 +86,37 @@ func (p *Process) Exited() bool {
 	}
 }
 
-// Stop sends SIGTERM to the group, waits up to grace, then SIGKILL. It may be called more than once.
+// Stop sends SIGTERM to the group (to the process alone when it was started with Child), waits up to grace,
+// then SIGKILL. It may be called more than once.
 func (p *Process) Stop(grace time.Duration) {
-	_ = syscall.Kill(-p.PID(), syscall.SIGTERM)
+	p.signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+		p.signal(syscall.SIGKILL)
 		<-p.done
 	}
+	if p.group {
+		_ = syscall.Kill(-p.PID(), syscall.SIGKILL) // what the program started and left behind
+	}
 	p.log.Close()
+}
+
+func (p *Process) signal(sig syscall.Signal) {
+	if p.group {
+		_ = syscall.Kill(-p.PID(), sig)
+		return
+	}
+	_ = p.cmd.Process.Signal(sig)
+}
+
+// Done is closed when the program has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is how the program ended, once Done is closed.
+func (p *Process) Err() error {
+	<-p.done
+	return p.err
 }
 
 // WaitHTTP polls url until any HTTP answer comes (a 401 is an answer: the program is up), the process exits,
@@ -126,6 +159,14 @@ func (p *Process) WaitFile(ctx context.Context, path string, timeout time.Durati
 		return line != ""
 	})
 	return line, err
+}
+
+// WaitPath polls until path exists, for a file its program writes whole through a rename (a target file).
+func (p *Process) WaitPath(ctx context.Context, path string, timeout time.Duration) error {
+	return p.wait(ctx, timeout, path, func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
 
 func (p *Process) wait(ctx context.Context, timeout time.Duration, what string, ready func() bool) error {

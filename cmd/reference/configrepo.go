@@ -1,6 +1,7 @@
-package boot
+package main
 
 import (
+	"errors"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -10,18 +11,23 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 )
 
-const readme = "# Configuration repository of a fortune-tck run\n\n" +
+const suiteReadme = "# Configuration repository of a fortune-tck run\n\n" +
 	"The harness commits each scenario's files here, under names of that scenario.\n"
 
-// initRepository creates a bare repository whose master holds one commit with a README, written straight into
-// the object store: a configuration server cannot clone an empty repository, and the harness pushes to a bare one.
-func initRepository(dir string) error {
+// initSuiteRepository creates the configuration repository of a conformance run (reference up --processes): a
+// bare repository whose master holds one commit with a README, written straight into the object store. A
+// configuration server cannot clone an empty repository, and the harness pushes to a bare one. One that exists
+// already is kept, so that a stack restarted on its data finds its commits.
+func initSuiteRepository(dir string) error {
 	repo, err := git.PlainInit(dir, true)
+	if errors.Is(err, git.ErrRepositoryAlreadyExists) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	s := repo.Storer
-	blob, err := storeBlob(s, []byte(readme))
+	blob, err := storeBlob(s, []byte(suiteReadme))
 	if err != nil {
 		return err
 	}

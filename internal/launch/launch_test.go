@@ -103,3 +103,23 @@ func TestWaitFileReturnsTheLineOnceWhole(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A child stays in the caller's process group, so that a signal to that group reaches it, and Stop ends it
+// alone; WaitPath sees a file once it exists.
+func TestAChildStaysInTheCallersGroup(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Child("sleeper", filepath.Join(dir, "c.log"), nil, "/bin/sh", "-c", "touch "+dir+"/here; exec sleep 60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitPath(context.Background(), filepath.Join(dir, "here"), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if pgid, err := syscall.Getpgid(p.PID()); err != nil || pgid != syscall.Getpgrp() {
+		t.Errorf("child's group %d (%v), the caller's %d", pgid, err, syscall.Getpgrp())
+	}
+	p.Stop(2 * time.Second)
+	if !p.Exited() || p.Err() == nil {
+		t.Errorf("the child still runs, or ended without the signal: %v", p.Err())
+	}
+}
