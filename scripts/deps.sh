@@ -5,12 +5,14 @@
 #   chromium:     the real-browser scenario of the greeting client (driven by chromedp)
 #   node, npm:    the example oidc-provider deployment (examples/oidc-provider) that the interop test runs;
 #                 its npm packages go to ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider
+#   git:          the harness pushes to a local configuration repository through git's own upload-pack and
+#                 receive-pack (go-git's file transport), changing no process-wide state of go-git
 #   postgresql:   the authorization server's shared store for replicas (internal/pgtest runs a real server)
 #   Docker:       the container tests (docker-compose.yml, images in target files): scripts/docker-deps.sh
 set -euo pipefail
 
-needed=(redis-server chromium node npm)
-packages=(redis-server chromium nodejs npm)
+needed=(redis-server chromium node npm git)
+packages=(redis-server chromium nodejs npm git)
 
 missing=()
 for i in "${!needed[@]}"; do
