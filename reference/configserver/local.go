@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,80 +18,56 @@ import (
 type refMap = map[plumbing.ReferenceName]plumbing.Hash
 
 // source is a repository on this machine (a path or a file:// URL). Its
-// refs are read directly on every request, which costs a few small file
-// reads rather than a fetch, and the objects of a changed ref are copied
-// into the mirror without any git transport: go-git's transports are
-// process-wide, and a library must not change process-wide state.
+// refs are read from its files on every check, a few small reads rather
+// than a fetch, and the objects of a changed ref are copied into the
+// mirror without any git transport: go-git's transports are process-wide,
+// and a library must not change process-wide state. The repository is
+// opened afresh for each copy: go-git loads a repository's pack indexes
+// once, so an open repository would not see packs pushed later.
 type source struct {
 	path string
-
-	mu   sync.Mutex
-	repo *git.Repository // opened on first use; nil while it cannot be
 }
 
-// refs lists the source's branches and tags, mapped as fetched. No refs
-// at all is checked again on a fresh open: a deleted directory reads as a
-// repository without refs, and must be an error so that the mirror keeps
-// what it has; a repository that is really empty gives an empty map.
-func (s *source) refs() (refMap, *git.Repository, error) {
-	for attempt := 0; ; attempt++ {
-		repo, err := s.open()
-		if err != nil {
-			return nil, nil, err
-		}
-		refs, err := s.readRefs(repo)
-		if err != nil || len(refs) == 0 {
-			s.forget(repo)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", s.path, err)
-		}
-		if len(refs) > 0 || attempt > 0 {
-			return refs, repo, nil
-		}
-	}
-}
-
-func (s *source) open() (*git.Repository, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.repo == nil {
-		repo, err := git.PlainOpen(s.path)
-		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, fmt.Errorf("%s: %w", s.path, transport.ErrRepositoryNotFound)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", s.path, err)
-		}
-		s.repo = repo
-	}
-	return s.repo, nil
-}
-
-// forget drops a repository that failed, so that the next request opens
-// the path again (it may have been re-created).
-func (s *source) forget(repo *git.Repository) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.repo == repo {
-		s.repo = nil
-	}
-}
-
-// readRefs reads the refs from the files when the layout is the usual
-// one, else through go-git.
-func (s *source) readRefs(repo *git.Repository) (refMap, error) {
+// refs lists the source's branches and tags, mapped as fetched; an empty
+// map for a repository without any. A path that holds no repository (any
+// more) is an error, so that the mirror keeps what it has.
+func (s *source) refs() (refMap, error) {
 	if dir, err := gitDir(s.path); err == nil {
-		return readRefFiles(dir)
+		refs, err := readRefFiles(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", s.path, err)
+		}
+		return refs, nil
 	}
-	return repoRefs(repo)
+	repo, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	refs, err := repoRefs(repo)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", s.path, err)
+	}
+	return refs, nil
+}
+
+// open opens the repository; a missing one is ErrRepositoryNotFound, which
+// the server answers 404 as Spring does.
+func (s *source) open() (*git.Repository, error) {
+	repo, err := git.PlainOpen(s.path)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%s: %w", s.path, transport.ErrRepositoryNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", s.path, err)
+	}
+	return repo, nil
 }
 
 // syncLocal makes the mirror's refs those of the source, copying the
 // objects they need first. A request that arrives after a commit reads the
 // commit's ref itself, so it is served the commit.
 func (m *mirror) syncLocal() error {
-	refs, src, err := m.source.refs()
+	refs, err := m.source.refs()
 	if err != nil {
 		return err
 	}
@@ -107,16 +82,19 @@ func (m *mirror) syncLocal() error {
 	defer m.mu.Unlock()
 	// Read again under the lock: refs read before it may be older than
 	// those another request applied meanwhile, and must not replace them.
-	if refs, src, err = m.source.refs(); err != nil {
+	if refs, err = m.source.refs(); err != nil {
 		return err
 	}
 	if len(refs) == 0 || maps.Equal(refs, *m.known.Load()) {
 		return nil
 	}
+	src, err := m.source.open()
+	if err != nil {
+		return err
+	}
 	c := copier{src: src.Storer, dst: m.repo.Storer, seen: map[plumbing.Hash]bool{}}
 	for _, h := range refs {
 		if err := c.object(h); err != nil {
-			m.source.forget(src)
 			return fmt.Errorf("copying from %s: %w", m.source.path, err)
 		}
 	}
