@@ -2,13 +2,14 @@
 GO ?= go
 BENCHTIME ?= 1s
 
-.PHONY: help demo test conformance bench deps vet build images compose-up mutants
+.PHONY: help demo test conformance bench load deps vet build images compose-up mutants
 help:
 	@echo "make demo         run the reference stack on the default ports (data in .data/)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
 	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation)"
 	@echo "make mutants      run the suite against every deliberate bug of tools/mutants/catalogue.yaml (~30 min; ONLY=id,id J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
+	@echo "make load         start each service and its baseline, drive them under load, print issue 11's ratios (~75 s; D=5s C=32 ONLY=gateway,fortune,config)"
 	@echo "make images       build the reference image from this checkout (BASE=image to change the runtime base)"
 	@echo "make compose-up   make images, then docker compose up: the demo as containers"
 
@@ -38,6 +39,9 @@ bench:
 	@mkdir -p reports
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./... | tee reports/bench.txt
 	$(GO) run ./tools/benchratio < reports/bench.txt
+
+load:
+	$(GO) run ./tools/load $(if $(D),-d $(D)) $(if $(C),-c $(C)) $(if $(ONLY),-only $(ONLY))
 
 build:
 	$(GO) build -o bin/ ./cmd/...

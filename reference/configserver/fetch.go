@@ -12,7 +12,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
-// sync brings the mirror up to date with a fetch that starts after the call.
+// sync brings the mirror up to date with a fetch (or, for a repository on
+// this machine, a read of its refs) that starts after the call: concurrent
+// requests share one, and none is answered from a check older than itself.
 // A failed fetch is not an error while an older copy exists.
 func (m *mirror) sync(ctx context.Context) error {
 	err := m.fetches.do(ctx)
@@ -68,6 +70,8 @@ func (m *mirror) fetch() error {
 	switch {
 	case err == nil:
 		m.repackIfNeeded()
+		refs := m.localRefs()
+		m.known.Store(&refs)
 	case errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository):
 	default:
 		return err

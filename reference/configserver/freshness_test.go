@@ -3,6 +3,7 @@ package configserver
 import (
 	"context"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -260,4 +261,20 @@ func mustHead(t *testing.T, o *origin) plumbing.Hash {
 		return nil
 	})
 	return latest.Hash
+}
+
+// A commit that reaches the repository in a pack (a push, a repack) is
+// visible at the next request: the server must not keep the list of packs
+// it saw first.
+func TestCommitArrivingInANewPackIsVisible(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: one\n"})
+	s := newServer(t, Options{URI: o.dir})
+	getEnv(t, s, "/app/default")
+	h := o.commit(map[string]string{"app.yml": "k: two\n"})
+	if out, err := exec.Command("git", "-C", o.dir, "repack", "-q", "-a", "-d").CombinedOutput(); err != nil {
+		t.Fatalf("git repack: %v %s", err, out)
+	}
+	if e := getEnv(t, s, "/app/default"); e.Version != h.String() || e.PropertySources[0].Source["k"] != "two" {
+		t.Fatalf("a commit that arrived packed: %+v", e)
+	}
 }

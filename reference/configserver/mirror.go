@@ -51,6 +51,14 @@ type mirror struct {
 	repo        *git.Repository
 	forceRepack bool // a refetch left the old history's objects behind
 
+	// source is the repository itself when it is on this machine: read
+	// directly, never fetched. Nil for a remote.
+	source *source
+	// known are the mirror's branches and tags, kept in memory so that a
+	// request resolves its label without reading ref files; written under
+	// mu whenever the refs change.
+	known atomic.Pointer[refMap]
+
 	fetches coalescer
 	hasCopy atomic.Bool // a fetch succeeded once (now or in an earlier run)
 	failing atomic.Bool // the last fetch failed; warn once per outage
@@ -110,13 +118,14 @@ func holdsCommits(repo *git.Repository) bool {
 // resolve turns a label into a commit: a branch, then a tag (peeled), then a
 // full or abbreviated commit id, the order Spring uses.
 func (m *mirror) resolve(label string) (plumbing.Hash, error) {
+	known := *m.known.Load()
+	if h, ok := known[plumbing.NewRemoteReferenceName(remoteName, label)]; ok {
+		return h, nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ref, err := m.repo.Reference(plumbing.NewRemoteReferenceName(remoteName, label), true); err == nil {
-		return ref.Hash(), nil
-	}
-	if ref, err := m.repo.Reference(plumbing.NewTagReferenceName(label), true); err == nil {
-		if h, ok := m.peel(ref.Hash()); ok {
+	if h, ok := known[plumbing.NewTagReferenceName(label)]; ok {
+		if h, ok := m.peel(h); ok {
 			return h, nil
 		}
 	}
@@ -205,9 +214,9 @@ func (m *mirror) blob(h plumbing.Hash) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
-// remoteURL is the URL go-git should fetch from: local paths are made
-// absolute so the in-process file transport does not depend on the working
-// directory.
+// remoteURL is the URL go-git should fetch from, or the absolute path of a
+// repository on this machine (a path or a file:// URL), so that reading it
+// does not depend on the working directory.
 func remoteURL(uri string) (string, error) {
 	ep, err := transport.NewEndpoint(uri)
 	if err != nil {
@@ -221,4 +230,10 @@ func remoteURL(uri string) (string, error) {
 		return "", fmt.Errorf("repository path %q: %w", ep.Path, err)
 	}
 	return abs, nil
+}
+
+// isLocal tells whether uri names a repository on this machine.
+func isLocal(uri string) bool {
+	ep, err := transport.NewEndpoint(uri)
+	return err == nil && ep.Protocol == "file"
 }

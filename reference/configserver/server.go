@@ -65,6 +65,7 @@ type Server struct {
 
 	environments *lru.Cache[environmentKey, []propertySource]
 	files        *lru.Cache[plumbing.Hash, parsedFile]
+	answers      *lru.Cache[answerKey, []byte]
 	parses       atomic.Int64 // YAML files parsed; tests read it to prove caching
 }
 
@@ -86,7 +87,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.URI == "" {
 		return nil, errors.New("configserver: the repository URI is required")
 	}
-	useInProcessFileTransport()
 	remote, err := remoteURL(opts.URI)
 	if err != nil {
 		return nil, err
@@ -97,6 +97,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		sourcePrefix: strings.TrimSuffix(redact(opts.URI), "/") + "/",
 		environments: lru.New[environmentKey, []propertySource](environmentCacheSize),
 		files:        lru.New[plumbing.Hash, parsedFile](fileCacheSize),
+		answers:      lru.New[answerKey, []byte](environmentCacheSize),
 	}
 	if s.mirror, err = s.openMirror(opts, remote); err != nil {
 		s.Close()
@@ -135,6 +136,12 @@ func (s *Server) openMirror(opts Options, remote string) (*mirror, error) {
 		repo:    repo,
 	}
 	m.fetches.fn = m.fetch
+	if isLocal(opts.URI) {
+		m.source = &source{path: remote}
+		m.fetches.fn = m.syncLocal
+	}
+	refs := m.localRefs()
+	m.known.Store(&refs)
 	m.hasCopy.Store(holdsCommits(repo))
 	return m, nil
 }

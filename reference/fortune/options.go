@@ -159,11 +159,25 @@ func checkBaseURL(raw string) error {
 	return nil
 }
 
-// noRedirects returns a copy of c (or a new client) that does not follow
+// maxIdlePerHost is how many idle connections to the authorization server
+// are kept. Go's default transport keeps 2: with more concurrent requests
+// than that, every check_token call beyond the second dialled a new
+// connection and left it in TIME_WAIT, which cost more than the call.
+const maxIdlePerHost = 128
+
+// newTransport is the default transport with connections kept for reuse.
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = maxIdlePerHost
+	t.MaxIdleConnsPerHost = maxIdlePerHost
+	return t
+}
+
+// noRedirects returns a copy of c (or a new client with newTransport) that does not follow
 // redirects: the answer of check_token or token_keys must come from the
 // authorization server itself.
 func noRedirects(c *http.Client) *http.Client {
-	copied := &http.Client{}
+	copied := &http.Client{Transport: newTransport()}
 	if c != nil {
 		*copied = *c
 	}

@@ -48,7 +48,7 @@ func newValidator(opts Options, now func() time.Time) (validator, []endpoint) {
 	case ValidateJWT:
 		jwks, issuer := e.get(opts.JWKSURL, "jwks_uri"), e.issuer()
 		keys := &keySet{url: jwks, client: opts.HTTPClient, timeout: opts.Timeout, interval: opts.KeyRefetchInterval, now: now}
-		return &jwtValidator{keys: keys, issuer: issuer, now: now}, []endpoint{jwks, issuer}
+		return newVerifiedCache(&jwtValidator{keys: keys, issuer: issuer, now: now}, jwtCacheSize, now), []endpoint{jwks, issuer}
 	case ValidateIntrospection:
 		introspect := e.get(opts.IntrospectionURL, "introspection_endpoint")
 		v = &introspectionValidator{

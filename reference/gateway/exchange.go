@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -30,6 +31,8 @@ type exchange struct {
 	// received counts request body bytes; the transport may read the body
 	// in its own goroutine.
 	received atomic.Int64
+	// trace tells which connection to the upstream the request got.
+	trace httptrace.ClientTrace
 }
 
 type exchangeKey struct{}
@@ -60,6 +63,18 @@ func newExchange(w http.ResponseWriter, r *http.Request, start time.Time) *excha
 		r.Body = &countingBody{ReadCloser: r.Body, n: &x.received}
 	}
 	return x
+}
+
+// context carries x to the proxy's callbacks, and the trace that records
+// the upstream connection, in one context (one request copy, not two).
+func (x *exchange) context(parent context.Context) context.Context {
+	x.trace.GotConn = x.gotConn
+	return httptrace.WithClientTrace(context.WithValue(parent, exchangeKey{}, x), &x.trace)
+}
+
+func (x *exchange) gotConn(info httptrace.GotConnInfo) {
+	x.entry.UpstreamHost = info.Conn.RemoteAddr().String()
+	x.entry.UpstreamLocal = info.Conn.LocalAddr().String()
 }
 
 func exchangeOf(ctx context.Context) *exchange {

@@ -46,6 +46,42 @@ func TestThreeGatewaysShareRedis(t *testing.T) {
 	}
 }
 
+// TestBatchedCountersAdmitExactly: 200 requests at once over 2 gateways
+// whose Redis calls are batched, limit 3: exactly 3 pass.
+func TestBatchedCountersAdmitExactly(t *testing.T) {
+	const limit, total = 3, 200
+	srv := redistest.Start(t)
+	up := startUpstream(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"gw.yaml": gatewayYAML, "route.yaml": routeYAML(up.addr()), "policy.yaml": policyYAML("Global", plainRule(limit, "Hour"))})
+	bases := []string{
+		startGateway(t, dir, Options{RedisURL: srv.URL()}).url(t, 10080),
+		startGateway(t, dir, Options{RedisURL: srv.URL()}).url(t, 10080),
+	}
+	freshWindow(time.Hour, 30*time.Second)
+	var passed, refused atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range total {
+		wg.Go(func() {
+			<-start
+			switch a := send(t, "GET", bases[i%2]+"/"); a.status {
+			case 200:
+				passed.Add(1)
+			case 429:
+				refused.Add(1)
+			default:
+				t.Errorf("status %d: %q", a.status, a.body)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if passed.Load() != limit || refused.Load() != total-limit || up.hits.Load() != limit {
+		t.Fatalf("passed %d, refused %d, upstream hits %d; want %d, %d, %d", passed.Load(), refused.Load(), up.hits.Load(), limit, total-limit, limit)
+	}
+}
+
 // TestRedisOutage stops Redis mid-run: a gateway that fails open lets
 // requests through (and logs it), one that fails closed answers 500 with
 // flag RLSE; both count again once Redis is back, by themselves.

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/ratelimit"
@@ -25,7 +24,7 @@ func (g *Gateway) handler(port int) http.Handler {
 // request half-way.
 func (g *Gateway) serve(port int, w http.ResponseWriter, r *http.Request) {
 	x := newExchange(w, r, g.o.Now())
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	r = r.WithContext(x.context(r.Context()))
 	defer g.logExchange(x)
 	rt := g.route(port, r)
 	if rt == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,6 +35,7 @@ return counts
 type Redis struct {
 	client  *redis.Client
 	display string
+	batch   batcher
 }
 
 // NewRedis returns a store for the Redis at rawURL
@@ -71,25 +73,96 @@ func CheckRedisURL(rawURL string) error {
 	return nil
 }
 
-// Incr runs incrScript: one round trip (two the first time after Redis
-// restarted, when the script must be loaded again).
+// Incr runs incrScript for the hits of one request. Requests that arrive
+// while another batch is on its way to Redis are sent together, each its
+// own script call, in one pipeline: one round trip for many requests, and
+// each call still atomic, so admission stays exact across gateways. A
+// caller whose context ends stops waiting; its hits may still be counted,
+// as they may be when a reply is lost.
 func (r *Redis) Incr(ctx context.Context, hits []Hit) ([]int64, error) {
-	keys := make([]string, len(hits))
-	ttls := make([]any, len(hits))
+	c := &incrCall{keys: make([]string, len(hits)), ttls: make([]any, len(hits)), done: make(chan struct{})}
 	for i, h := range hits {
-		keys[i] = h.Key
+		c.keys[i] = h.Key
 		// A second of slack keeps a counter alive to the end of its
 		// window even if the Redis clock runs a little ahead.
-		ttls[i] = int64(h.TTL/time.Second) + 1
+		c.ttls[i] = int64(h.TTL/time.Second) + 1
 	}
-	res, err := incrScript.Run(ctx, r.client, keys, ttls...).Int64Slice()
-	if err != nil {
-		return nil, fmt.Errorf("rate-limit counters in Redis at %s: %w", r.display, err)
+	r.batch.submit(c, r.flush)
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	if len(res) != len(hits) {
-		return nil, fmt.Errorf("rate-limit counters in Redis at %s: %d counts for %d counters", r.display, len(res), len(hits))
+	if c.err != nil {
+		return nil, fmt.Errorf("rate-limit counters in Redis at %s: %w", r.display, c.err)
 	}
-	return res, nil
+	if len(c.counts) != len(hits) {
+		return nil, fmt.Errorf("rate-limit counters in Redis at %s: %d counts for %d counters", r.display, len(c.counts), len(hits))
+	}
+	return c.counts, nil
+}
+
+// incrCall is one request's script call, answered by its batch.
+type incrCall struct {
+	keys   []string
+	ttls   []any
+	counts []int64
+	err    error
+	done   chan struct{}
+}
+
+// flush sends a batch in one pipeline (one round trip; two the first time
+// after Redis restarted, when the script must be loaded again: the calls
+// it refused did not run, so sending them again counts nothing twice).
+func (r *Redis) flush(batch []*incrCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), RedisTimeout)
+	defer cancel()
+	pipe := r.client.Pipeline()
+	cmds := make([]*redis.Cmd, len(batch))
+	for i, c := range batch {
+		cmds[i] = incrScript.EvalSha(ctx, pipe, c.keys, c.ttls...)
+	}
+	_, _ = pipe.Exec(ctx) // each command carries its own error
+	for i, c := range batch {
+		c.counts, c.err = cmds[i].Int64Slice()
+		if c.err != nil && redis.HasErrorPrefix(c.err, "NOSCRIPT") {
+			c.counts, c.err = incrScript.Eval(ctx, r.client, c.keys, c.ttls...).Int64Slice()
+		}
+		close(c.done)
+	}
+}
+
+// batcher queues calls while a batch is in flight; one goroutine sends
+// the queue, batch after batch, until it is empty.
+type batcher struct {
+	mu       sync.Mutex
+	queue    []*incrCall
+	flushing bool
+}
+
+func (b *batcher) submit(c *incrCall, flush func([]*incrCall)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queue = append(b.queue, c)
+	if !b.flushing {
+		b.flushing = true
+		go b.run(flush)
+	}
+}
+
+func (b *batcher) run(flush func([]*incrCall)) {
+	for {
+		b.mu.Lock()
+		batch := b.queue
+		b.queue = nil
+		if len(batch) == 0 {
+			b.flushing = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		flush(batch)
+	}
 }
 
 // Ping checks that Redis answers.

@@ -1,0 +1,191 @@
+package configserver
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// refMap is branches and tags under the mirror's names
+// (refs/remotes/origin/NAME, refs/tags/NAME).
+type refMap = map[plumbing.ReferenceName]plumbing.Hash
+
+// source is a repository on this machine (a path or a file:// URL). Its
+// refs are read from its files on every check, a few small reads rather
+// than a fetch, and the objects of a changed ref are copied into the
+// mirror without any git transport: go-git's transports are process-wide,
+// and a library must not change process-wide state. The repository is
+// opened afresh for each copy: go-git loads a repository's pack indexes
+// once, so an open repository would not see packs pushed later.
+type source struct {
+	path string
+}
+
+// refs lists the source's branches and tags, mapped as fetched; an empty
+// map for a repository without any. A path that holds no repository (any
+// more) is an error, so that the mirror keeps what it has.
+func (s *source) refs() (refMap, error) {
+	if dir, err := gitDir(s.path); err == nil {
+		refs, err := readRefFiles(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", s.path, err)
+		}
+		return refs, nil
+	}
+	repo, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	refs, err := repoRefs(repo)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", s.path, err)
+	}
+	return refs, nil
+}
+
+// open opens the repository; a missing one is ErrRepositoryNotFound, which
+// the server answers 404 as Spring does.
+func (s *source) open() (*git.Repository, error) {
+	repo, err := git.PlainOpen(s.path)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%s: %w", s.path, transport.ErrRepositoryNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", s.path, err)
+	}
+	return repo, nil
+}
+
+// syncLocal makes the mirror's refs those of the source, copying the
+// objects they need first. A request that arrives after a commit reads the
+// commit's ref itself, so it is served the commit.
+func (m *mirror) syncLocal() error {
+	refs, err := m.source.refs()
+	if err != nil {
+		return err
+	}
+	if len(refs) == 0 { // an empty repository: nothing to serve yet, nothing failed
+		m.hasCopy.Store(true)
+		return nil
+	}
+	if maps.Equal(refs, *m.known.Load()) {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Read again under the lock: refs read before it may be older than
+	// those another request applied meanwhile, and must not replace them.
+	if refs, err = m.source.refs(); err != nil {
+		return err
+	}
+	if len(refs) == 0 || maps.Equal(refs, *m.known.Load()) {
+		return nil
+	}
+	src, err := m.source.open()
+	if err != nil {
+		return err
+	}
+	c := copier{src: src.Storer, dst: m.repo.Storer, seen: map[plumbing.Hash]bool{}}
+	for _, h := range refs {
+		if err := c.object(h); err != nil {
+			return fmt.Errorf("copying from %s: %w", m.source.path, err)
+		}
+	}
+	if err := m.setRefs(refs); err != nil {
+		return err
+	}
+	m.hasCopy.Store(true)
+	return nil
+}
+
+// setRefs makes the mirror's branches and tags exactly refs (pruning the
+// others) and remembers them; the caller holds mu.
+func (m *mirror) setRefs(refs refMap) error {
+	for name := range m.localRefs() {
+		if _, ok := refs[name]; !ok {
+			if err := m.repo.Storer.RemoveReference(name); err != nil {
+				return err
+			}
+		}
+	}
+	for name, h := range refs {
+		if (*m.known.Load())[name] == h {
+			continue
+		}
+		if err := m.repo.Storer.SetReference(plumbing.NewHashReference(name, h)); err != nil {
+			return err
+		}
+	}
+	m.known.Store(&refs)
+	return nil
+}
+
+// copier copies objects and everything they reach that the destination
+// lacks. An object is written after all it reaches, so the destination
+// holding an object means it holds its whole history: the walk stops there.
+type copier struct {
+	src, dst storer.EncodedObjectStorer
+	seen     map[plumbing.Hash]bool
+}
+
+func (c *copier) object(h plumbing.Hash) error {
+	if c.seen[h] {
+		return nil
+	}
+	c.seen[h] = true
+	if c.dst.HasEncodedObject(h) == nil {
+		return nil
+	}
+	obj, err := c.src.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return fmt.Errorf("object %s: %w", h, err)
+	}
+	if err := c.reached(obj); err != nil {
+		return err
+	}
+	_, err = c.dst.SetEncodedObject(obj)
+	return err
+}
+
+// reached copies what obj points to: a commit's parents and tree, a tree's
+// entries (not submodules: their commits live elsewhere), a tag's target.
+func (c *copier) reached(obj plumbing.EncodedObject) error {
+	var next []plumbing.Hash
+	switch obj.Type() {
+	case plumbing.CommitObject:
+		var commit object.Commit
+		if err := commit.Decode(obj); err != nil {
+			return err
+		}
+		next = append(commit.ParentHashes, commit.TreeHash)
+	case plumbing.TreeObject:
+		var tree object.Tree
+		if err := tree.Decode(obj); err != nil {
+			return err
+		}
+		for _, e := range tree.Entries {
+			if e.Mode != filemode.Submodule {
+				next = append(next, e.Hash)
+			}
+		}
+	case plumbing.TagObject:
+		var tag object.Tag
+		if err := tag.Decode(obj); err != nil {
+			return err
+		}
+		next = append(next, tag.Target)
+	}
+	for _, h := range next {
+		if err := c.object(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}

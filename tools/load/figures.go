@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// proxyAndTokens measures the gateway and the fortune service against the
+// fixed-body upstream, measured before and after them.
+func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
+	up, upErr := s.fixedBody("upstream (fixed body)", "")
+	direct := target{url: up + "/", want: http.StatusOK}
+	var b baseline
+	b.first, b.err = m.measure(direct, upErr)
+
+	type run struct {
+		name, target string
+		min          float64
+		t            target
+		err          error
+	}
+	var runs []run
+	if gw {
+		plain, mem, red := gateways(s, up, upErr)
+		runs = append(runs,
+			run{"gateway, route without a policy ÷ upstream direct", ">= 0.50", 0.50, plain.t, plain.err},
+			run{"gateway, Global policy in memory ÷ upstream direct", "", 0, mem.t, mem.err},
+			run{"gateway, Global policy in Redis ÷ upstream direct", ">= 0.45", 0.45, red.t, red.err},
+		)
+	}
+	if tokens {
+		jwt, cached, uncached := fortunes(s)
+		runs = append(runs,
+			run{"fortune, jwt validation ÷ fixed body", ">= 0.70", 0.70, jwt.t, jwt.err},
+			run{"fortune, check_token with a cache ÷ fixed body", "", 0, cached.t, cached.err},
+			run{"fortune, check_token without a cache ÷ fixed body", ">= 0.25", 0.25, uncached.t, uncached.err},
+		)
+	}
+	results := make([]result, len(runs))
+	errs := make([]error, len(runs))
+	for i, r := range runs {
+		results[i], errs[i] = m.measure(r.t, r.err)
+	}
+	if b.err == nil {
+		b.second, b.err = m.measure(direct, nil)
+	}
+	fmt.Printf("upstream direct: %.0f / %.0f req/s\n", b.first.rps, b.second.rps)
+	for i, r := range runs {
+		m.add(r.name, r.target, r.min, results[i], errs[i], b)
+	}
+}
+
+// started is a target ready to drive, or why it is not.
+type started struct {
+	t   target
+	err error
+}
+
+// gateways starts three gateways in front of up: without a policy, with a
+// Global policy counted in memory, and in Redis (a limit never reached,
+// one counter per x-user-id).
+func gateways(s *stack, up string, upErr error) (plain, mem, red started) {
+	if upErr != nil {
+		err := fmt.Errorf("no upstream: %w", upErr)
+		return started{err: err}, started{err: err}, started{err: err}
+	}
+	upAddr := strings.TrimPrefix(up, "http://")
+	plain = s.gateway("gateway (no policy)", upAddr, false, "")
+	mem = s.gateway("gateway (Global in memory)", upAddr, true, "")
+	redisURL, err := s.redis()
+	if err != nil {
+		red.err = err
+	} else {
+		red = s.gateway("gateway (Global in Redis)", upAddr, true, redisURL)
+	}
+	return plain, mem, red
+}
+
+// redis starts a Redis server without persistence.
+func (s *stack) redis() (string, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", fmt.Errorf("redis-server could not start: %w (make deps installs it)", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	p, err := s.start("redis-server", bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err != nil {
+		return "", err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	return "redis://" + addr + "/0", p.waitTCP(addr)
+}
+
+func (s *stack) gateway(name, upstream string, policy bool, redisURL string) started {
+	port, err := freePort()
+	if err != nil {
+		return started{err: err}
+	}
+	dir := filepath.Join(s.dir, strings.NewReplacer(" ", "-", "(", "", ")", "").Replace(name))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return started{err: err}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(manifests(port, upstream, policy)), 0o644); err != nil {
+		return started{err: err}
+	}
+	args := []string{"gateway", "--config", dir, "--access-log", os.DevNull}
+	if redisURL != "" {
+		args = append(args, "--redis", redisURL)
+	}
+	_, err = s.service(name, args...)
+	return started{t: target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", headers: map[string]string{"x-user-id": "bench"}, want: http.StatusOK}, err: err}
+}
+
+// manifests route every request to upstream; with policy, a Global rate
+// limit that is never reached counts each x-user-id.
+func manifests(port int, upstream string, policy bool) string {
+	host, p, _ := strings.Cut(upstream, ":")
+	y := fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: %d}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: up}
+spec: {endpoints: [{ip: {address: %s, port: %s}}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r}
+spec:
+  parentRefs: [{name: eg}]
+  rules: [{backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: up}]}]
+`, port, host, p)
+	if policy {
+		y += `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  rateLimit:
+    type: Global
+    global:
+      rules:
+        - clientSelectors: [{headers: [{name: x-user-id, type: Distinct}]}]
+          limit: {requests: 1000000000, unit: Second}
+`
+	}
+	return y
+}
+
+// fortunes starts an authorization server with the demo identities and
+// three fortune services: jwt, check_token with a cache, without.
+func fortunes(s *stack) (jwt, cached, uncached started) {
+	port, err := freePort()
+	if err != nil {
+		return started{err: err}, started{err: err}, started{err: err}
+	}
+	self := "http://127.0.0.1:" + strconv.Itoa(port)
+	auth, err := s.service("authserver", "authserver", "--port", strconv.Itoa(port), "--url", self, "--seed-demo")
+	var token string
+	if err == nil {
+		token, err = readerToken(auth)
+	}
+	if err != nil {
+		err = fmt.Errorf("authorization server: %w", err)
+		return started{err: err}, started{err: err}, started{err: err}
+	}
+	start := func(name string, args ...string) started {
+		url, err := s.service(name, append([]string{"fortune", "--port", "0", "--auth-url", auth}, args...)...)
+		return started{t: target{url: url + "/", headers: map[string]string{"Authorization": "Bearer " + token}, want: http.StatusOK}, err: err}
+	}
+	return start("fortune (jwt)", "--token-validation", "jwt"),
+		start("fortune (check_token, cache)", "--cache-size", "10000"),
+		start("fortune (check_token)")
+}
+
+// readerToken registers a client with fortunes.read, as the admin, and
+// returns a token of it.
+func readerToken(auth string) (string, error) {
+	admin, err := clientToken(auth, "admin", "adminsecret")
+	if err != nil {
+		return "", err
+	}
+	body := `{"client_id":"reader","client_secret":"reader-secret","authorized_grant_types":["client_credentials"],"authorities":["fortunes.read"],"scope":["fortunes.read"]}`
+	req, _ := http.NewRequest(http.MethodPost, auth+"/oauth/clients", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+admin)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("registering the reader client: %s", resp.Status)
+	}
+	return clientToken(auth, "reader", "reader-secret")
+}
+
+func clientToken(auth, id, secret string) (string, error) {
+	req, _ := http.NewRequest(http.MethodPost, auth+"/oauth/token", strings.NewReader(url.Values{"grant_type": {"client_credentials"}}.Encode()))
+	req.SetBasicAuth(id, secret)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
+		return "", fmt.Errorf("token of %s: %s %v", id, resp.Status, err)
+	}
+	return tok.AccessToken, nil
+}
+
+// get returns a body, or an error for any status but 200.
+func get(url string) ([]byte, error) {
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = errors.New(resp.Status + ": " + string(b))
+	}
+	return b, err
+}

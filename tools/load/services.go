@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// startTimeout bounds how long a service may take to answer after start.
+const startTimeout = 20 * time.Second
+
+// stack holds the processes one run started, so that all are stopped at
+// the end, whatever happened.
+type stack struct {
+	dir   string // temporary files: binaries, manifests, logs
+	ref   string // the reference binary
+	procs []*proc
+}
+
+// proc is a started service.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	log  string // its stdout and stderr
+	done chan struct{}
+}
+
+// start runs a program; its output goes to a log file in the stack's
+// directory, shown when it does not start.
+func (s *stack) start(name, program string, args ...string) (*proc, error) {
+	logPath := filepath.Join(s.dir, strings.ReplaceAll(name, " ", "-")+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cmd := exec.Command(program, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s could not start: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	s.procs = append(s.procs, p)
+	return p, nil
+}
+
+// stop ends every process this run started, by its own id.
+func (s *stack) stop() {
+	for _, p := range s.procs {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range s.procs {
+		select {
+		case <-p.done:
+		case <-time.After(3 * time.Second):
+			_ = p.cmd.Process.Kill()
+		}
+	}
+}
+
+// waitHTTP waits until url answers HTTP (any status), the process exits
+// or startTimeout passes; the error quotes the end of its log.
+func (p *proc) waitHTTP(url string) error {
+	deadline := time.Now().Add(startTimeout)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before answering (%s): %s", p.name, p.cmd.ProcessState, p.tail())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not answer at %s within %s: %v; its log: %s", p.name, url, startTimeout, err, p.tail())
+		}
+	}
+}
+
+// waitTCP is waitHTTP for a server that does not speak HTTP (Redis).
+func (p *proc) waitTCP(addr string) error {
+	deadline := time.Now().Add(startTimeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before listening (%s): %s", p.name, p.cmd.ProcessState, p.tail())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not listen on %s within %s: %s", p.name, addr, startTimeout, p.tail())
+		}
+	}
+}
+
+// tail is the last lines of the process's log.
+func (p *proc) tail() string {
+	b, err := os.ReadFile(p.log)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return "(no output)"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// freePort asks the kernel for a port nobody uses now.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// service starts the reference binary's service with --port 0 and waits
+// for its ready file; it returns its URL.
+func (s *stack) service(name string, args ...string) (string, error) {
+	ready := filepath.Join(s.dir, strings.ReplaceAll(name, " ", "-")+".url")
+	args = append([]string{"serve"}, append(args, "--ready-file", ready, "--log-level", "warn")...)
+	p, err := s.start(name, s.ref, args...)
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(startTimeout)
+	for {
+		if b, err := os.ReadFile(ready); err == nil && len(b) > 0 {
+			url := strings.TrimSpace(string(b))
+			return url, p.waitHTTP(url + "/")
+		}
+		select {
+		case <-p.done:
+			return "", fmt.Errorf("%s exited at start (%s): %s", name, p.cmd.ProcessState, p.tail())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("%s was not ready within %s: %s", name, startTimeout, p.tail())
+		}
+	}
+}
+
+// fixedBody starts this program again as the fixed-body baseline server.
+func (s *stack) fixedBody(name, bodyFile string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	args := []string{fixedBodyCommand, "-addr", addr}
+	if bodyFile != "" {
+		args = append(args, "-body", bodyFile)
+	}
+	p, err := s.start(name, self, args...)
+	if err != nil {
+		return "", err
+	}
+	url := "http://" + addr
+	return url, p.waitHTTP(url + "/")
+}
+
+// build compiles the reference binary into the stack's directory.
+func (s *stack) build(ctx context.Context) error {
+	s.ref = filepath.Join(s.dir, "reference")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", s.ref, "./cmd/reference")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("building the reference (run from the project checkout): %w\n%s", err, out)
+	}
+	return nil
+}
+
+var errSkipped = errors.New("not measured")
