@@ -112,6 +112,11 @@ func (w *workspace) commit(branch, message string, files map[string]*string) (st
 			break
 		}
 	}
+	if strings.Contains(err.Error(), "branch is currently checked out") {
+		// A local repository goes through git's own receive-pack, which will not move a checked-out branch.
+		return "", fmt.Errorf("committing to %q: %w\nThe repository is not bare and has %q checked out: use a bare "+
+			"repository, or let pushes move it with git config receive.denyCurrentBranch updateInstead in it", branch, err, branch)
+	}
 	return "", fmt.Errorf("committing to %q: %w", branch, err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -63,8 +64,13 @@ func reachable(ctx context.Context, field, url string) error {
 func listable(r Repo) error {
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.URI}})
 	if _, err := remote.List(&git.ListOptions{Auth: authOf(r)}); err != nil {
-		return fmt.Errorf("cannot reach the configuration repository %s: %w\n"+
-			"Check services.configServer.repository in the target file (uri, username, password)", r.URI, err)
+		hint := "Check services.configServer.repository in the target file (uri, username, password)"
+		if strings.Contains(err.Error(), "dubious ownership") {
+			// A local repository goes through git's own upload-pack, which refuses another user's repository.
+			hint = "git refuses a repository another user owns: run tck as its owner, or let git read it with " +
+				"git config --global --add safe.directory " + strings.TrimSuffix(r.URI, "/.git")
+		}
+		return fmt.Errorf("cannot reach the configuration repository %s: %w\n%s", r.URI, err, hint)
 	}
 	return nil
 }

@@ -94,6 +94,14 @@ func runAgainstCompose(t *testing.T, tool []string, image, redis string) {
 	if err := os.WriteFile(file, []byte(composeTarget(t, project, image, label, redisPort)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The configuration repository lives in a Docker volume owned by the containers' user, with master checked
+	// out; the harness reaches a local repository through git's own upload-pack and receive-pack, which read
+	// another user's repository, and move a checked-out branch, only when told to.
+	gitConfig := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(gitConfig, []byte("[safe]\n\tdirectory = *\n[receive]\n\tdenyCurrentBranch = ignore\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", gitConfig)
 	reports := t.TempDir()
 	start = time.Now()
 	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", reports)
