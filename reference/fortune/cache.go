@@ -34,20 +34,24 @@ func (c *cachedValidator) validate(ctx context.Context, token string) (*tokenInf
 	if err != nil {
 		return nil, err
 	}
-	now := c.now()
-	expires := now.Add(c.ttl)
-	if info.Exp > 0 {
-		expires = minTime(expires, time.Unix(info.Exp, 0))
-	}
-	if expires.After(now) {
-		c.cache.Add(key, info, expires)
+	if now := c.now(); c.expiry(info, now).After(now) {
+		c.cache.Add(key, info, c.expiry(info, now))
 	}
 	return info, nil
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
+// untilExp as a TTL keeps an answer until its token's exp, and a token without exp not at all.
+const untilExp time.Duration = -1
+
+// expiry is when a kept answer goes: after the TTL, and never past the token's exp; the zero time (never
+// after now) when it is not to be kept.
+func (c *cachedValidator) expiry(info *tokenInfo, now time.Time) time.Time {
+	var expires time.Time
+	if c.ttl != untilExp {
+		expires = now.Add(c.ttl)
 	}
-	return a
+	if info.Exp > 0 && (expires.IsZero() || time.Unix(info.Exp, 0).Before(expires)) {
+		expires = time.Unix(info.Exp, 0)
+	}
+	return expires
 }

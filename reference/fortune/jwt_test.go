@@ -105,7 +105,7 @@ func TestJWTKeyRotation(t *testing.T) {
 	rotated, _ := rsa.GenerateKey(rand.Reader, 2048)
 	as := authtest.Start(t, func(o *authserver.Options) { o.SigningKey = rotated })
 	f := start(t, as, Options{Validation: ValidateJWT})
-	keys := f.srv.validator.(*verifiedCache).next.(*jwtValidator).keys
+	keys := f.srv.validator.(*cachedValidator).next.(*jwtValidator).keys
 	keys.mu.Lock() // as if the set had been fetched before the rotation
 	keys.keys.Store(&map[string]*rsa.PublicKey{"retired": &authtest.Key().PublicKey})
 	keys.lastFetch, keys.lastOK = f.clock.now(), true
