@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -39,13 +38,7 @@ func call(t *testing.T, method, url, password string) (int, string) {
 	if password != "" {
 		req.SetBasicAuth("user", password)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return do(t, req)
 }
 
 func password(t *testing.T, out string) string {

@@ -123,13 +123,7 @@ func checkTokenAt(t *testing.T, base, token string) (int, string) {
 	req, _ := http.NewRequest(http.MethodPost, base+"/check_token", strings.NewReader(url.Values{"token": {token}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(lateClient, lateSecret)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return do(t, req)
 }
 
 // kidOf is the key id in a JWT's header.

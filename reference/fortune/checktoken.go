@@ -53,23 +53,29 @@ func (v *checkTokenValidator) validate(ctx context.Context, token string) (*toke
 
 // post sends the token and reads the answer.
 func (v *checkTokenValidator) post(ctx context.Context, target, token string) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, v.timeout)
+	return postForm(ctx, v.client, v.timeout, target, url.Values{"token": {token}}, v.clientID, v.secret)
+}
+
+// postForm posts a form to the authorization server with HTTP Basic credentials, within timeout, and reads
+// at most maxAnswerBytes of the answer: the one call check_token and introspection both make.
+func postForm(ctx context.Context, client *http.Client, timeout time.Duration, target string, form url.Values, user, password string) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(url.Values{"token": {token}}.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form.Encode()))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth(v.clientID, v.secret)
-	resp, err := v.client.Do(req)
+	req.SetBasicAuth(user, password)
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	if err != nil {
-		return 0, nil, fmt.Errorf("reading check_token's answer: %w", err)
+		return 0, nil, fmt.Errorf("reading the answer of %s: %w", target, err)
 	}
 	return resp.StatusCode, body, nil
 }

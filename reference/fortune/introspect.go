@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -83,24 +82,7 @@ func (v *introspectionValidator) validate(ctx context.Context, token string) (*t
 }
 
 func (v *introspectionValidator) post(ctx context.Context, target, token string) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, v.timeout)
-	defer cancel()
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form.Encode()))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth(url.QueryEscape(v.clientID), url.QueryEscape(v.secret))
-	resp, err := v.client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
-	if err != nil {
-		return 0, nil, fmt.Errorf("reading the answer of %s: %w", target, err)
-	}
-	return resp.StatusCode, body, nil
+	// RFC 6749 2.3.1: a client's id and secret are form-encoded before Basic.
+	return postForm(ctx, v.client, v.timeout, target, form, url.QueryEscape(v.clientID), url.QueryEscape(v.secret))
 }

@@ -46,11 +46,17 @@ func (g *Gateway) Reload() error {
 	if cur != nil && cur.fingerprint == fp {
 		return nil
 	}
-	refused := g.refuseFiles(cur, files, fp)
+	set, notices, err := manifest.Parse(files)
+	refused := fileErrors(err)
 	if refused != nil {
+		g.logRefused(cur, refused, fp)
 		files = substitute(cur, files, refused)
+		set, notices, err = manifest.Parse(files)
 	}
-	cfg, err := g.build(files, fp)
+	var cfg *config
+	if err == nil {
+		cfg, err = g.build(set, notices, files, fp)
+	}
 	if err != nil {
 		g.refuse(err, fp)
 		return err
@@ -65,25 +71,29 @@ func (g *Gateway) Reload() error {
 	return nil
 }
 
-// refuseFiles finds the files that do not parse, logs why (once per
-// directory content) and returns their errors; nil when every file parses
-// or when an error names no file, which build then refuses as a whole.
-func (g *Gateway) refuseFiles(cur *config, files []manifest.File, fp [sha256.Size]byte) manifest.Errors {
-	_, _, err := manifest.Parse(files)
+// fileErrors are the errors of a parse when each names its file, so that
+// each file can be refused alone; nil otherwise (the change is then
+// refused as a whole).
+func fileErrors(err error) manifest.Errors {
 	var errs manifest.Errors
 	if !errors.As(err, &errs) || slices.ContainsFunc(errs, func(e *manifest.Error) bool { return e.File == "" }) {
 		return nil
 	}
-	if fp != g.refused { // a whole refusal of the same content was logged already
-		for _, e := range errs {
-			keep := "it is not applied; the other manifests are"
-			if _, ok := cur.file(e.File); ok {
-				keep = "its last accepted version stays in force; the other manifests apply"
-			}
-			g.log.Error("manifest refused; "+keep, "file", fileLine(e.File, e.Line), "resource", e.Resource, "field", e.Field, "err", e.Msg)
-		}
-	}
 	return errs
+}
+
+// logRefused says why files are refused, once per directory content.
+func (g *Gateway) logRefused(cur *config, errs manifest.Errors, fp [sha256.Size]byte) {
+	if fp == g.refused { // a whole refusal of the same content was logged already
+		return
+	}
+	for _, e := range errs {
+		keep := "it is not applied; the other manifests are"
+		if _, ok := cur.file(e.File); ok {
+			keep = "its last accepted version stays in force; the other manifests apply"
+		}
+		g.log.Error("manifest refused; "+keep, "file", fileLine(e.File, e.Line), "resource", e.Resource, "field", e.Field, "err", e.Msg)
+	}
 }
 
 // substitute replaces each refused file by its version in force, or leaves
@@ -109,12 +119,8 @@ func (c *config) file(name string) ([]byte, bool) {
 	return data, ok
 }
 
-// build parses and compiles files, logging what is not implemented.
-func (g *Gateway) build(files []manifest.File, fp [sha256.Size]byte) (*config, error) {
-	set, notices, err := manifest.Parse(files)
-	if err != nil {
-		return nil, err
-	}
+// build compiles the parsed files, logging what is not implemented.
+func (g *Gateway) build(set *manifest.Set, notices []manifest.Notice, files []manifest.File, fp [sha256.Size]byte) (*config, error) {
 	table, more, err := routing.Build(set, routing.Options{SelfSigned: g.certs.get})
 	if err != nil {
 		return nil, err
