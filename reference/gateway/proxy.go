@@ -22,7 +22,7 @@ const (
 func newProxy(log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:        rewrite,
-		Transport:      newTransport(),
+		Transport:      newUpstreamTransport(),
 		ModifyResponse: modifyResponse,
 		ErrorHandler:   proxyError,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelDebug),

@@ -1,0 +1,202 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"strings"
+	"testing"
+	"time"
+)
+
+// get sends a GET through t and reads the answer whole; reused tells
+// whether it went over a kept-alive connection.
+func getThrough(tb testing.TB, t *upstreamTransport, url string) (body string, reused bool) {
+	tb.Helper()
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused },
+	})
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	res, err := t.RoundTrip(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b), reused
+}
+
+func TestUpstreamKeepsConnections(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/close" {
+			w.Header().Set("Connection", "close")
+		}
+		if r.URL.Path == "/trailer" {
+			w.Header().Set("Trailer", "X-Sum")
+			fmt.Fprint(w, "chunk")
+			w.(http.Flusher).Flush()
+			w.Header().Set("X-Sum", "5")
+			return
+		}
+		fmt.Fprint(w, r.URL.Path)
+	}))
+	defer srv.Close()
+	tr := newUpstreamTransport()
+	defer tr.CloseIdleConnections()
+
+	if body, reused := getThrough(t, tr, srv.URL+"/a"); body != "/a" || reused {
+		t.Fatalf("first: %q reused=%v", body, reused)
+	}
+	if body, reused := getThrough(t, tr, srv.URL+"/b"); body != "/b" || !reused {
+		t.Fatalf("second: %q reused=%v, want a kept-alive connection", body, reused)
+	}
+	// An answer with Connection: close takes its connection with it.
+	getThrough(t, tr, srv.URL+"/close")
+	if _, reused := getThrough(t, tr, srv.URL+"/c"); reused {
+		t.Fatal("a connection the backend closed was used again")
+	}
+	// A chunked answer with a trailer: the trailer is read, and the connection serves on.
+	req, _ := http.NewRequest("GET", srv.URL+"/trailer", nil)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(b) != "chunk" || res.Trailer.Get("X-Sum") != "5" {
+		t.Fatalf("%q trailer %v", b, res.Trailer)
+	}
+	if body, reused := getThrough(t, tr, srv.URL+"/d"); body != "/d" || !reused {
+		t.Fatalf("after the trailer: %q reused=%v", body, reused)
+	}
+}
+
+// A backend that closes a kept-alive connection while it is idle: the
+// next request goes once more, on a new connection.
+func TestUpstreamRetriesAConnectionClosedWhileIdle(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			// One answer, kept alive by its headers, then the connection is closed.
+			_, _ = http.ReadRequest(bufio.NewReader(c))
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			c.Close()
+		}
+	}()
+	tr := newUpstreamTransport()
+	defer tr.CloseIdleConnections()
+	url := "http://" + ln.Addr().String() + "/"
+	for i := range 3 {
+		if body, _ := getThrough(t, tr, url); body != "ok" {
+			t.Fatalf("request %d: %q", i, body)
+		}
+	}
+}
+
+// A body closed before its end (the client went away) closes the
+// connection at once, however long the backend would go on.
+func TestUpstreamBodyClosedEarly(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for {
+			fmt.Fprint(w, strings.Repeat("x", 1024))
+			w.(http.Flusher).Flush()
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	tr := newUpstreamTransport()
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", srv.URL+"/endless", nil)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(res.Body, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { res.Body.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing an endless body did not return")
+	}
+	if _, err := res.Body.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read after close: %v", err)
+	}
+}
+
+// The client that goes away ends the wait for a backend that does not answer.
+func TestUpstreamClientGone(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	tr := newUpstreamTransport()
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/slow", nil)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tr.RoundTrip(req)
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("an answer from a backend that never answered")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request outlived its client")
+	}
+}
+
+func TestPlainRequest(t *testing.T) {
+	for _, c := range []struct {
+		method, url string
+		body        io.Reader
+		upgrade     bool
+		want        bool
+	}{
+		{"GET", "http://b/", nil, false, true},
+		{"HEAD", "http://b/", nil, false, true},
+		{"OPTIONS", "http://b/", nil, false, true},
+		{"GET", "http://b/", nil, true, false}, // a WebSocket: http.Transport switches protocols
+		{"GET", "https://b/", nil, false, false},
+		{"POST", "http://b/", nil, false, false}, // not idempotent: never sent twice
+		{"GET", "http://b/", strings.NewReader("x"), false, false},
+	} {
+		req, _ := http.NewRequest(c.method, c.url, c.body)
+		if c.upgrade {
+			req.Header.Set("Upgrade", "websocket")
+		}
+		if got := plainRequest(req); got != c.want {
+			t.Errorf("%s %s body=%v upgrade=%v: %v, want %v", c.method, c.url, c.body != nil, c.upgrade, got, c.want)
+		}
+	}
+}
