@@ -203,9 +203,3 @@ func probeCheckToken(ctx context.Context, client *http.Client, endpoint string) 
 	}
 	return nil
 }
-
-// Surface names a part of the interface that whole profiles rely on; Preflight tells which ones the target lacks.
-type Surface string
-
-// SurfaceCheckToken is UAA's POST /check_token (spec 4.1).
-const SurfaceCheckToken Surface = "check_token"
