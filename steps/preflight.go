@@ -81,12 +81,13 @@ func listable(r Repo) error {
 // signs each fixture user in once: a wrong fixture is one error of the run that names its field, not a failure
 // of every scenario.
 func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
-	ep, err := resolveEndpoints(ctx, s.http, as)
+	probes := newRestyClient(s.http, func(*exchange) {}) // no scenario's evidence
+	ep, err := resolveEndpoints(ctx, probes, as)
 	if err != nil {
 		return err
 	}
 	s.endpoints = ep
-	if err := probeCheckToken(ctx, s.http, ep.CheckToken); err != nil {
+	if err := probeCheckToken(ctx, probes, ep.CheckToken); err != nil {
 		s.missing[features.SurfaceCheckToken] = err.Error()
 	}
 	if as.Provisioning != nil {
