@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/fortune-tck/fortune-tck/features"
@@ -391,7 +393,7 @@ func (st *procStack) writeTarget(path string) error {
 		return err
 	}
 	header := "# The reference stack started by `reference up --processes`; valid while it runs.\n"
-	return writeFileAtomically(path, append([]byte(header), data...))
+	return atomicfile.Write(path, append([]byte(header), data...))
 }
 
 // wait returns when ctx ends (exit 0) or a service exits on its own (exit 1, naming it).

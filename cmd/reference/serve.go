@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
 )
 
 // serve runs one service: reference serve SERVICE [flags].
@@ -132,27 +132,5 @@ func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
 // writeReadyFile writes url and a newline to path atomically: a reader
 // polling for the file sees nothing or the whole URL, never a part.
 func writeReadyFile(path, url string) error {
-	return writeFileAtomically(path, []byte(url+"\n"))
-}
-
-// writeFileAtomically writes a temporary file beside path and renames it.
-func writeFileAtomically(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, []byte(url+"\n"))
 }
