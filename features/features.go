@@ -24,8 +24,8 @@ type Profile struct {
 	Name  ProfileName
 	Area  Area
 	Title string
-	// Requires names a surface without which no scenario of the profile can run (steps.Surface); a target that
-	// lacks it fails the profile with that one reason.
+	// Requires names a surface without which no scenario of the profile can run; a target that lacks it
+	// fails the profile with that one reason.
 	Requires Surface
 	// Capability makes the whole profile optional: a target that does not declare it gets the profile reported
 	// as not supported.

@@ -94,8 +94,8 @@ const (
 	ProfileConfig       ProfileName = "config"
 )
 
-// Surface names a part of the interface that a whole profile relies on (steps.Surface has the same values);
-// the steps' preflight tells which ones a target lacks.
+// Surface names a part of the interface that a whole profile relies on; the steps' preflight tells which ones
+// a target lacks.
 type Surface string
 
 // SurfaceCheckToken is UAA's POST /check_token (spec 4.1).

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
+
 	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/steps"
 )
@@ -40,7 +42,11 @@ func gatewayEnv(g *target.Gateway, opts Options) *steps.Gateway {
 func applier(g *target.Gateway) func(context.Context, string, []byte) error {
 	if g.ManifestDir != "" {
 		return func(_ context.Context, name string, manifest []byte) error {
-			return writeAtomically(filepath.Join(g.ManifestDir, name+".yaml"), manifest)
+			// Through a rename: a watching gateway never reads half a manifest.
+			if err := atomicfile.Write(filepath.Join(g.ManifestDir, name+".yaml"), manifest); err != nil {
+				return fmt.Errorf("writing into services.gateway.manifestDir: %w", err)
+			}
+			return nil
 		}
 	}
 	return func(ctx context.Context, name string, manifest []byte) error {
@@ -61,24 +67,6 @@ func applier(g *target.Gateway) func(context.Context, string, []byte) error {
 		}
 		return nil
 	}
-}
-
-// writeAtomically writes a file through a rename, so a watching gateway never reads half a manifest.
-func writeAtomically(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tck-*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing into services.gateway.manifestDir: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func readAll(paths []string) (string, error) {

@@ -98,7 +98,7 @@ func profileReasons(suite *steps.Suite) map[features.ProfileName]string {
 	reasons := map[features.ProfileName]string{}
 	missing := suite.MissingSurfaces()
 	for _, p := range features.Profiles {
-		if why, ok := missing[steps.Surface(p.Requires)]; ok && p.Requires != "" {
+		if why, ok := missing[p.Requires]; ok && p.Requires != "" {
 			reasons[p.Name] = why
 		}
 	}

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/go-resty/resty/v2"
 )
 
 // AuthServer is the authorization server as the steps see it: how to find its endpoints, the identities the
@@ -87,7 +88,7 @@ type discoveryDocument struct {
 // resolveEndpoints finds the authorization server's endpoints: the ones the target gives, then its discovery
 // document, then (for a UAA-shaped server named by url only) UAA's paths. Every problem names the target's field
 // and the URL, because it is an error of the run, not of a scenario.
-func resolveEndpoints(ctx context.Context, client *http.Client, as *AuthServer) (Endpoints, error) {
+func resolveEndpoints(ctx context.Context, client *resty.Client, as *AuthServer) (Endpoints, error) {
 	docURL, field, optional := as.Discovery, "services.authServer.discovery", false
 	switch {
 	case docURL != "":
@@ -134,28 +135,21 @@ var errNoDocument = fmt.Errorf("no discovery document (404)")
 
 // fetchDiscovery reads and checks a discovery document. When the issuer is known, the document's issuer must be
 // exactly it (OpenID Connect Discovery 1.0, section 4.3).
-func fetchDiscovery(ctx context.Context, client *http.Client, docURL, issuer string) (*discoveryDocument, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+func fetchDiscovery(ctx context.Context, client *resty.Client, docURL, issuer string) (*discoveryDocument, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, docURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
+	resp, err := client.R().SetContext(ctx).SetHeader("Accept", "application/json").Get(docURL)
 	if err != nil {
 		return nil, fmt.Errorf("cannot be read: %w; is the server running?", err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode == http.StatusNotFound {
+	if resp.StatusCode() == http.StatusNotFound {
 		return nil, errNoDocument
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("answered %d, want 200 with the OpenID Provider metadata", resp.StatusCode)
+	if resp.StatusCode() != http.StatusOK {
+		return nil, fmt.Errorf("answered %d, want 200 with the OpenID Provider metadata", resp.StatusCode())
 	}
 	var doc discoveryDocument
-	if err := json.Unmarshal(body, &doc); err != nil {
+	if err := json.Unmarshal(resp.Body(), &doc); err != nil {
 		return nil, fmt.Errorf("is not a JSON object: %v", err)
 	}
 	var problems []string
@@ -184,28 +178,19 @@ func fetchDiscovery(ctx context.Context, client *http.Client, docURL, issuer str
 
 // probeCheckToken tells whether the check_token endpoint exists: any answer but 404, 405 or 501 to a POST
 // without credentials means it does (the endpoint is free to refuse the caller).
-func probeCheckToken(ctx context.Context, client *http.Client, endpoint string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+func probeCheckToken(ctx context.Context, client *resty.Client, endpoint string) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader("token="))
+	resp, err := client.R().SetContext(ctx).SetFormData(map[string]string{"token": ""}).Post(endpoint)
 	if err != nil {
 		return fmt.Errorf("no check_token endpoint: %v", err)
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("no check_token endpoint: %v", err)
-	}
-	resp.Body.Close()
-	switch resp.StatusCode {
+	switch resp.StatusCode() {
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
-		return fmt.Errorf("no check_token endpoint: %d at %s", resp.StatusCode, endpoint)
+		return fmt.Errorf("no check_token endpoint: %d at %s", resp.StatusCode(), endpoint)
 	}
 	return nil
 }
 
-// Surface names a part of the interface that whole profiles rely on; Preflight tells which ones the target lacks.
-type Surface string
-
-// SurfaceCheckToken is UAA's POST /check_token (spec 4.1).
-const SurfaceCheckToken Surface = "check_token"
+// probeTimeout bounds one request of the preflight's look at the authorization server.
+const probeTimeout = 10 * time.Second

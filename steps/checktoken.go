@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
+
 	"github.com/cucumber/godog"
 )
 
@@ -136,7 +138,7 @@ func (ct *checkTokenSteps) introspectionActive(scopes string) error {
 // tokenInactive asks the authorization server about the access token the way a resource server would:
 // check_token where the target has it (400 invalid_token), else introspection (active false).
 func (ct *checkTokenSteps) tokenInactive(client string) error {
-	if _, missing := ct.suite.missing[SurfaceCheckToken]; !missing {
+	if _, missing := ct.suite.missing[features.SurfaceCheckToken]; !missing {
 		if err := ct.checkToken(tokenCheck{client: client, token: "{access_token}"}); err != nil {
 			return err
 		}

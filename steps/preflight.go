@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -79,13 +81,14 @@ func listable(r Repo) error {
 // signs each fixture user in once: a wrong fixture is one error of the run that names its field, not a failure
 // of every scenario.
 func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
-	ep, err := resolveEndpoints(ctx, s.http, as)
+	probes := newRestyClient(s.http, func(*exchange) {}) // no scenario's evidence
+	ep, err := resolveEndpoints(ctx, probes, as)
 	if err != nil {
 		return err
 	}
 	s.endpoints = ep
-	if err := probeCheckToken(ctx, s.http, ep.CheckToken); err != nil {
-		s.missing[SurfaceCheckToken] = err.Error()
+	if err := probeCheckToken(ctx, probes, ep.CheckToken); err != nil {
+		s.missing[features.SurfaceCheckToken] = err.Error()
 	}
 	if as.Provisioning != nil {
 		if s.provisioner, err = newProvisioner(as.Provisioning); err != nil {
@@ -109,7 +112,7 @@ func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 }
 
 // MissingSurfaces are the surfaces the target lacks, each with the reason, as Preflight found them.
-func (s *Suite) MissingSurfaces() map[Surface]string { return s.missing }
+func (s *Suite) MissingSurfaces() map[features.Surface]string { return s.missing }
 
 // signInOnce starts a code flow for the web client and signs the user in; the sign-in page coming back means
 // the password was refused.

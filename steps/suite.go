@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
+
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 )
@@ -86,7 +88,7 @@ type Suite struct {
 	// administration API; missing are the surfaces the target lacks, with the reason.
 	endpoints   Endpoints
 	provisioner provisioner
-	missing     map[Surface]string
+	missing     map[features.Surface]string
 
 	repoOnce sync.Once
 	repo     *workspace
@@ -104,7 +106,7 @@ type Suite struct {
 // New returns the step suite for a target.
 func New(env Env) *Suite {
 	return &Suite{
-		env: env, missing: map[Surface]string{},
+		env: env, missing: map[features.Surface]string{},
 		// Redirects are answers to check, not to follow.
 		http: &http.Client{
 			Timeout: 20 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone(),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -26,8 +25,22 @@ func authServerService() *service {
 			"Provision with the UAA API (POST /Users, /Groups, /oauth/clients) using an admin token:\n" +
 			"  curl -u admin:adminsecret -d grant_type=client_credentials http://localhost:9000/oauth/token\n\n",
 		flags: authServerFlags,
-		demo:  authServerDemo,
+		args:  authServerArgs,
 	}
+}
+
+// authServerArgs seed the demo identities, with the stack's greeting client
+// and fortune service as the redirect URIs of their clients. The demo keeps
+// its state in DATA; a conformance run's scenarios provision their own users
+// and clients, in memory.
+func authServerArgs(p *plan) []string {
+	args := []string{"--url", p.urls["authserver"], "--seed-demo",
+		"--greeting-url", rootURL(p.urls["greeting"], authserver.DefaultGreetingURL),
+		"--fortune-url", rootURL(p.urls["fortune"], authserver.DefaultFortuneURL)}
+	if p.demo {
+		args = append(args, "--data", p.dataDir)
+	}
+	return args
 }
 
 func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
@@ -42,7 +55,7 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	data := fs.String("data", "", "data directory: keep the state in DIR/authserver.db (default: memory, lost at exit)")
 	storeURL := fs.String("store", "", "PostgreSQL URL (postgres://user:password@host:port/db) keeping the state, shared by replicas (default: memory)")
 	rotation := fs.Duration("key-rotation", 0, "replace the signing key when older than this, e.g. 720h; earlier keys stay in /token_keys until their tokens expire (default: never)")
-	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
+	return func(ctx context.Context, env buildEnv) (*instance, error) {
 		if *accessTTL <= 0 || *refreshTTL <= 0 {
 			return nil, usageError{errors.New("--access-token-ttl and --refresh-token-ttl must be positive")}
 		}
@@ -52,7 +65,7 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 		if *rotation < 0 {
 			return nil, usageError{errors.New("--key-rotation must not be negative")}
 		}
-		self, err := authServerURL(fs, *baseURL)
+		self, err := externalURL(fs, *baseURL, "the token issuer")
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +81,7 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 			AdminClientSecret: *adminSecret,
 			AccessTokenTTL:    *accessTTL,
 			RefreshTokenTTL:   *refreshTTL,
-			Logger:            log,
+			Logger:            env.log,
 		}
 		if *seedDemo {
 			opts.Demo = &authserver.Demo{GreetingURL: *greetingURL, FortuneURL: *fortuneURL}
@@ -78,8 +91,9 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 			_ = db.Close()
 			return nil, usageError{err}
 		}
-		log.Info("authorization server state", "store", db.String())
-		return &instance{handler: s, close: db.Close}, nil
+		env.log.Info("authorization server state", "store", db.String())
+		hints := append(authServerHints(self, s.Issuer()), "state:   "+db.String()+"   (users, clients, approvals, tokens, signing keys)")
+		return &instance{handler: s, close: db.Close, hints: hints}, nil
 	}
 }
 
@@ -99,48 +113,8 @@ func openAuthStore(ctx context.Context, dataDir, pgURL string) (kv.Store, error)
 // authStoreFile is the authorization server's store in a data directory.
 const authStoreFile = "authserver.db"
 
-// authServerURL is --url, or http://localhost:PORT. The issuer must be known
-// before the port is bound, so --port 0 needs --url.
-func authServerURL(fs *flag.FlagSet, explicit string) (string, error) {
-	if explicit != "" {
-		return explicit, nil
-	}
-	port := "0"
-	if f := fs.Lookup("port"); f != nil {
-		port = f.Value.String()
-	}
-	if port == "0" {
-		return "", usageError{errors.New("--url is required with --port 0 (the token issuer must be known at start)")}
-	}
-	return "http://localhost:" + port, nil
-}
-
-// authServerDemo runs the authorization server with the demo identities;
-// the redirect URIs are the greeting client's and fortune service's URLs
-// when the stack runs them.
-func authServerDemo(ctx context.Context, st *stack) (*instance, error) {
-	self := st.urls["authserver"]
-	db, err := openAuthStore(ctx, st.dataDir, "")
-	if err != nil {
-		return nil, err
-	}
-	s, err := authserver.New(authserver.Options{
-		URL:    self,
-		Store:  db,
-		Logger: st.log.With("service", "authserver"),
-		Demo: &authserver.Demo{
-			GreetingURL: rootURL(st.urls["greeting"], authserver.DefaultGreetingURL),
-			FortuneURL:  rootURL(st.urls["fortune"], authserver.DefaultFortuneURL),
-		},
-	})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	hints := append(authServerHints(self, s.Issuer()), "state:   "+db.String()+"   (users, clients, approvals, tokens, signing keys)")
-	return &instance{handler: s, close: db.Close, hints: hints}, nil
-}
-
+// rootURL is a service's root, the redirect URI of its client; fallback
+// when the stack does not run that service.
 func rootURL(serviceURL, fallback string) string {
 	if serviceURL == "" {
 		return fallback

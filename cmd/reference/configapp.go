@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -21,8 +20,18 @@ func configAppService() *service {
 		notes: "Environment:\n  " + configapp.ProfilesEnv +
 			"  active profiles, comma-separated, read at start (unset: the \"default\" profile)\n\n",
 		flags: configAppFlags,
-		demo:  configAppDemo,
+		args:  configAppArgs,
 	}
+}
+
+// configAppArgs fetch from the stack's configuration server and, when the
+// stack has Redis, refresh over its bus.
+func configAppArgs(p *plan) []string {
+	args := []string{"--config-url", p.urls["configserver"]}
+	if p.redisURL != "" {
+		args = append(args, "--redis", p.redisURL)
+	}
+	return args
 }
 
 func configAppFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
@@ -32,7 +41,7 @@ func configAppFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 	redisURL := fs.String("redis", "", "Redis URL of the refresh bus, e.g. redis://127.0.0.1:6379/0 (default: no bus; POST /bus/refresh answers 503)")
 	retries := fs.Int("start-retries", configapp.DefaultStartAttempts-1,
 		"retries, with exponential backoff, while the configuration server cannot be reached at start (0: fail at once)")
-	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
+	return func(ctx context.Context, env buildEnv) (*instance, error) {
 		if *retries < 0 {
 			return nil, usageError{fmt.Errorf("invalid --start-retries %d; valid: 0 or more", *retries)}
 		}
@@ -42,41 +51,34 @@ func configAppFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 			ConfigURL:     *configURL,
 			Label:         *label,
 			Port:          intFlag(fs, "port"),
-			Logger:        log,
+			Logger:        env.log,
 			RootLevel:     levelFlag(fs),
 			StartAttempts: *retries + 1,
 		}
-		if *redisURL != "" {
-			b, err := bus.DialRedis(ctx, *redisURL, log)
-			if err != nil {
-				return nil, err
-			}
-			opts.Bus = b
+		b, err := configAppBus(ctx, *redisURL, env)
+		if err != nil {
+			return nil, err
 		}
-		_, inst, err := newConfigApp(ctx, opts)
-		return inst, err
+		opts.Bus = b
+		app, inst, err := newConfigApp(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		inst.hints = configAppHints(ownURL(fs), app.GeneratedPassword(), opts.Profiles)
+		return inst, nil
 	}
 }
 
-// configAppDemo runs greeting-config against the demo configuration server,
-// with an in-process bus.
-func configAppDemo(ctx context.Context, st *stack) (*instance, error) {
-	log := st.log.With("service", "configapp")
-	self := st.urls["configapp"]
-	profiles := configapp.ParseProfiles(st.getenv(configapp.ProfilesEnv))
-	app, inst, err := newConfigApp(ctx, configapp.Options{
-		Profiles:  profiles,
-		ConfigURL: st.urls["configserver"],
-		Port:      portOf(self),
-		Logger:    log,
-		RootLevel: st.level,
-		Bus:       bus.NewLocal(log),
-	})
-	if err != nil {
-		return nil, err
+// configAppBus is Redis's when --redis names it; else, with every service in
+// one process, an in-process bus (the app is its only subscriber); else none.
+func configAppBus(ctx context.Context, redisURL string, env buildEnv) (bus.Bus, error) {
+	switch {
+	case redisURL != "":
+		return bus.DialRedis(ctx, redisURL, env.log)
+	case env.oneProcess:
+		return bus.NewLocal(env.log), nil
 	}
-	inst.hints = configAppHints(self, app.GeneratedPassword(), profiles)
-	return inst, nil
+	return nil, nil
 }
 
 func configAppHints(url, password string, profiles []string) []string {
@@ -118,28 +120,14 @@ func closeBus(b bus.Bus) error {
 // intFlag reads an int flag that serve declares for every service (--port):
 // the service id on the bus carries the port, as Spring's does.
 func intFlag(fs *flag.FlagSet, name string) int {
-	if f := fs.Lookup(name); f != nil {
-		n, _ := strconv.Atoi(f.Value.String())
-		return n
-	}
-	return 0
+	n, _ := strconv.Atoi(flagValue(fs, name))
+	return n
 }
 
 // levelFlag reads --log-level, already validated: it becomes the root
 // logger's level when the configuration sets none.
 func levelFlag(fs *flag.FlagSet) slog.Level {
 	var level slog.Level
-	if f := fs.Lookup("log-level"); f != nil {
-		_ = level.UnmarshalText([]byte(f.Value.String()))
-	}
+	_ = level.UnmarshalText([]byte(flagValue(fs, "log-level")))
 	return level
-}
-
-func portOf(rawURL string) int {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(u.Port())
-	return n
 }

@@ -20,8 +20,19 @@ func configServerService() *service {
 		notes: fmt.Sprintf("A file of the repository larger than %d MiB is refused: a request that needs it fails\n"+
 			"with an error that names the file.\n\n", configserver.MaxFileSize>>20),
 		flags: configServerFlags,
-		demo:  configServerDemo,
+		args:  configServerArgs,
 	}
+}
+
+// configServerArgs serve the stack's repository, cloned into DATA. The
+// demo's is created on first start, so that a person can edit and commit
+// there; a conformance run's is made by the process stack (configrepo.go).
+func configServerArgs(p *plan) []string {
+	args := []string{"--uri", p.configRepo, "--basedir", filepath.Join(p.dataDir, "configserver-cache")}
+	if p.demo {
+		args = append(args, "--demo-repository")
+	}
+	return args
 }
 
 func configServerFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
@@ -33,12 +44,14 @@ func configServerFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 	lazy := fs.Bool("lazy-clone", false, "start even if the repository cannot be cloned yet; each request retries (default: fail at start)")
 	timeout := fs.Duration("fetch-timeout", configserver.DefaultFetchTimeout, "time limit of one fetch from the repository")
 	demo := fs.Bool("demo-repository", false, "when --uri is a local path with nothing there yet, create the demo repository there first, as reference up does (docker-compose.yml uses it)")
-	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
+	return func(ctx context.Context, env buildEnv) (*instance, error) {
 		if *uri == "" {
 			return nil, usageError{errors.New("--uri is required (the git repository to serve)")}
 		}
+		created := false
 		if *demo {
-			if err := createDemoRepository(*uri, log); err != nil {
+			var err error
+			if created, err = createDemoRepository(*uri, env.log); err != nil {
 				return nil, err
 			}
 		}
@@ -48,59 +61,46 @@ func configServerFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 			DefaultLabel: *label,
 			Username:     *user,
 			Password:     cmp.Or(*password, getenv("CONFIG_GIT_PASSWORD")),
-			Logger:       log,
+			Logger:       env.log,
 			LazyClone:    *lazy,
 			FetchTimeout: *timeout,
 		})
 		if err != nil {
 			return nil, err
 		}
-		return &instance{handler: s, close: s.Close}, nil
+		hints := configServerHints(ownURL(fs))
+		if *demo {
+			hints = append(hints, demoRepositoryHints(*uri, created)...)
+		}
+		return &instance{handler: s, close: s.Close, hints: hints}, nil
 	}
 }
 
-// configServerDemo serves the demo repository DIR/config-repo, created on
-// first start so a person can edit and commit there.
-func configServerDemo(ctx context.Context, st *stack) (*instance, error) {
-	repo := filepath.Join(st.dataDir, "config-repo")
-	created, err := configserver.CreateDemoRepository(repo)
-	if err != nil {
-		return nil, err
-	}
-	s, err := configserver.New(ctx, configserver.Options{
-		URI:     repo,
-		BaseDir: filepath.Join(st.dataDir, "configserver-cache"),
-		Logger:  st.log.With("service", "configserver"),
-	})
-	if err != nil {
-		return nil, err
-	}
-	state := "existing"
-	if created {
-		state = "created now"
-	}
-	url := st.urls["configserver"]
-	return &instance{handler: s, close: s.Close, hints: []string{
+func configServerHints(url string) []string {
+	return []string{
 		"try:  curl " + url + "/greeting-config/default",
 		"      curl " + url + "/greeting-config/dev",
 		"      curl " + url + "/greeting-config-dev.yml",
-		"demo repository (" + state + "): " + repo,
+	}
+}
+
+func demoRepositoryHints(repo string, created bool) []string {
+	return []string{
+		"demo repository (" + createdState(created) + "): " + repo,
 		"      edit a file there and `git commit`; the next request serves it",
-	}}, nil
+	}
 }
 
 // createDemoRepository creates the demo repository at path unless one is
-// there: a container stack has no `reference up` to do it on first start.
-func createDemoRepository(path string, log *slog.Logger) error {
+// there: a container stack runs `serve configserver --demo-repository`,
+// and `reference up` does too.
+func createDemoRepository(path string, log *slog.Logger) (created bool, err error) {
 	if !filepath.IsAbs(path) {
-		return usageError{fmt.Errorf("--demo-repository needs --uri to be an absolute local path, not %q", path)}
+		return false, usageError{fmt.Errorf("--demo-repository needs --uri to be an absolute local path, not %q", path)}
 	}
-	created, err := configserver.CreateDemoRepository(path)
-	if err != nil {
-		return err
-	}
+	created, err = configserver.CreateDemoRepository(path)
 	if created {
 		log.Info("created the demo repository", "path", path)
 	}
-	return nil
+	return created, err
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"github.com/fortune-tck/fortune-tck/reference/fortune"
@@ -39,9 +38,14 @@ func fortuneService() *service {
 			"--discovery-url replaces the well-known address; --introspection-url, --check-token-url and --jwks-url\n" +
 			"replace one endpoint each, for servers without discovery.\n\n",
 		flags: fortuneFlags,
-		demo:  fortuneDemo,
+		args:  fortuneArgs,
 	}
 }
+
+// fortuneArgs check tokens at the stack's authorization server, as the demo
+// fortune client (the flags' default credentials, which the demo seed
+// registers).
+func fortuneArgs(p *plan) []string { return []string{"--auth-url", p.urls["authserver"]} }
 
 func fortuneFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 	authURL := fs.String("auth-url", fortune.DefaultAuthURL, "base URL of a UAA-shaped authorization server (not with --issuer or --discovery-url)")
@@ -56,7 +60,7 @@ func fortuneFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 	validation := fs.String("token-validation", string(fortune.ValidateCheckToken), "how tokens are checked: check_token (a call per request), introspection (RFC 7662, a call per request) or jwt (local, no revocation)")
 	cacheSize := fs.Int("cache-size", 0, "check_token or introspection answers to cache (0: no cache); a revoked token stays accepted for up to --cache-ttl")
 	cacheTTL := fs.Duration("cache-ttl", fortune.DefaultCacheTTL, "longest time a cached answer is used (never past the token's expiry)")
-	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
+	return func(ctx context.Context, env buildEnv) (*instance, error) {
 		v := fortune.Validation(*validation)
 		if !slices.Contains(fortune.Validations, v) {
 			return nil, usageError{fmt.Errorf("invalid --token-validation %q; valid: check_token, introspection, jwt", *validation)}
@@ -72,7 +76,7 @@ func fortuneFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 			AuthURL: base, Issuer: *issuer, DiscoveryURL: *discoveryURL,
 			CheckTokenURL: *checkTokenURL, IntrospectionURL: *introspectionURL, JWKSURL: *jwksURL, Audience: *audience,
 			ClientID: *clientID, ClientSecret: cmp.Or(*secret, getenv(fortuneSecretEnv)),
-			Validation: v, CacheSize: *cacheSize, CacheTTL: *cacheTTL, Logger: log,
+			Validation: v, CacheSize: *cacheSize, CacheTTL: *cacheTTL, Logger: env.log,
 		})
 		if err != nil {
 			return nil, usageError{err}
@@ -83,7 +87,7 @@ func fortuneFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 		if err := s.Discover(ctx); err != nil {
 			return nil, err
 		}
-		return &instance{handler: s}, nil
+		return &instance{handler: s, hints: fortuneHints(ownURL(fs), *authURL)}, nil
 	}
 }
 
@@ -99,16 +103,6 @@ func authBase(fs *flag.FlagSet, authURL, issuer, discoveryURL string) (string, e
 		return "", usageError{errors.New("--auth-url (a UAA-shaped server) and --issuer/--discovery-url (a standard one) exclude each other")}
 	}
 	return "", nil
-}
-
-// fortuneDemo runs the fortune service against the stack's authorization
-// server, as the demo fortune client.
-func fortuneDemo(_ context.Context, st *stack) (*instance, error) {
-	s, err := fortune.New(fortune.Options{AuthURL: st.urls["authserver"], Logger: st.log.With("service", "fortune")})
-	if err != nil {
-		return nil, err
-	}
-	return &instance{handler: s, hints: fortuneHints(st.urls["fortune"], st.urls["authserver"])}, nil
 }
 
 // fortuneHints show how to get a token with fortunes.read from the shell:

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -29,8 +29,32 @@ func gatewayService() *service {
 			"refused alone (its last good version stays, the other files apply). One JSON access-log line per request goes\n" +
 			"to --access-log; the gateway's own logs go to stderr.\n\n" + gateway.Support + "\n\n",
 		flags: gatewayFlags,
-		demo:  gatewayDemo,
+		args:  gatewayArgs,
 	}
+}
+
+// gatewayArgs serve the manifests in DATA and count Global limits in the
+// stack's Redis, when it has one. The demo's manifests are created on first
+// start and route fortune.example.local to the stack's quote source, with the
+// spec's example policy (3 per minute per x-user-id); a conformance run's
+// folder holds the Gateway that scenarios attach their routes to.
+func gatewayArgs(p *plan) []string {
+	args := []string{"--config", gatewayConfigDir(p)}
+	if p.demo {
+		args = append(args, "--demo-quotes", loopbackAddr(p.urls["quotes"]))
+	}
+	if p.redisURL != "" {
+		args = append(args, "--redis", p.redisURL)
+	}
+	return args
+}
+
+// gatewayConfigDir is the gateway's folder of manifests in the stack p.
+func gatewayConfigDir(p *plan) string {
+	if p.demo {
+		return filepath.Join(p.dataDir, "gateway")
+	}
+	return filepath.Join(p.dataDir, "gateway-config")
 }
 
 func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
@@ -40,12 +64,14 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	offset := fs.Int("port-offset", 0, "added to every listener port, to run several gateways on one host (reference only; Envoy Gateway has no such flag)")
 	accessLog := fs.String("access-log", "-", "where the JSON access log goes: - for stdout, or a file (appended to)")
 	demoQuotes := fs.String("demo-quotes", "", "IP:PORT of the quote source: fill an empty --config with the demo manifests routing to it, as reference up does (docker-compose.yml uses it)")
-	return func(_ context.Context, log *slog.Logger) (*instance, error) {
+	return func(_ context.Context, env buildEnv) (*instance, error) {
 		if *dir == "" {
 			return nil, usageError{errors.New("--config is required (the directory of manifests)")}
 		}
+		created := false
 		if *demoQuotes != "" {
-			if _, err := gateway.WriteDemo(*dir, *demoQuotes); err != nil {
+			var err error
+			if created, err = gateway.WriteDemo(*dir, *demoQuotes); err != nil {
 				return nil, usageError{err}
 			}
 		}
@@ -57,25 +83,27 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 				return nil, usageError{fmt.Errorf("--redis: %w", err)}
 			}
 		}
-		w, closeLog, err := openAccessLog(*accessLog)
+		w, closeLog, err := openAccessLog(*accessLog, env.stdout)
 		if err != nil {
 			return nil, err
 		}
-		host := "127.0.0.1"
-		if f := fs.Lookup("host"); f != nil {
-			host = f.Value.String()
-		}
-		return startGateway(gateway.Options{
-			Dir: *dir, Host: host, PortOffset: *offset, RedisURL: *redisURL, FailClosed: *failClosed,
-			AccessLog: w, Logger: log,
+		host := cmp.Or(flagValue(fs, "host"), "127.0.0.1")
+		inst, err := startGateway(gateway.Options{
+			Dir: *dir, Host: host, PortOffset: *offset, FreePorts: env.freePorts, RedisURL: *redisURL,
+			FailClosed: *failClosed, AccessLog: w, Logger: env.log,
 		}, closeLog)
+		if err != nil {
+			return nil, err
+		}
+		inst.hints = gatewayHints(*dir, created, inst.addrs, host)
+		return inst, nil
 	}
 }
 
 // openAccessLog opens the access log: stdout for "-", else a file appended to.
-func openAccessLog(path string) (io.Writer, func() error, error) {
+func openAccessLog(path string, stdout io.Writer) (io.Writer, func() error, error) {
 	if path == "-" || path == "" {
-		return os.Stdout, func() error { return nil }, nil
+		return stdout, func() error { return nil }, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -108,44 +136,18 @@ func startGateway(o gateway.Options, closeLog func() error) (*instance, error) {
 	return inst, nil
 }
 
-// gatewayDemo runs the gateway of `reference up` on the demo configuration
-// in DATA/gateway, routing fortune.example.local to the stack's quote
-// source, with the spec's example policy (3 per minute per x-user-id).
-func gatewayDemo(_ context.Context, st *stack) (*instance, error) {
-	dir := filepath.Join(st.dataDir, "gateway")
-	quotes, err := loopbackAddr(st.urls["quotes"])
-	if err != nil {
-		return nil, err
-	}
-	created, err := gateway.WriteDemo(dir, quotes)
-	if err != nil {
-		return nil, err
-	}
-	o := gateway.Options{Dir: dir, Host: st.host, AccessLog: st.stdout, Logger: st.log.With("service", "gateway")}
-	if port := portOf(st.urls["gateway"]); port == 0 {
-		o.FreePorts = true
-	} else {
-		o.PortOffset = port - gateway.DemoHTTPPort
-	}
-	inst, err := startGateway(o, func() error { return nil })
-	if err != nil {
-		return nil, err
-	}
-	inst.hints = gatewayHints(dir, created, inst.addrs, st.host)
-	return inst, nil
-}
-
-// loopbackAddr is the ip:port of a service URL, localhost as 127.0.0.1.
-func loopbackAddr(rawURL string) (string, error) {
+// loopbackAddr is the ip:port of a service URL, localhost as 127.0.0.1; for
+// a URL without one, the URL itself, which --demo-quotes then refuses.
+func loopbackAddr(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Port() == "" {
-		return "", fmt.Errorf("gateway: no address for the quote source (%q)", rawURL)
+		return rawURL
 	}
 	host := u.Hostname()
 	if host == "localhost" {
 		host = "127.0.0.1"
 	}
-	return net.JoinHostPort(host, u.Port()), nil
+	return net.JoinHostPort(host, u.Port())
 }
 
 func listenerURL(host string, l gateway.Listener) string {
@@ -158,11 +160,7 @@ func listenerURL(host string, l gateway.Listener) string {
 }
 
 func gatewayHints(dir string, created bool, addrs []string, host string) []string {
-	state := "existing"
-	if created {
-		state = "created now"
-	}
-	hints := []string{"configuration (" + state + "): " + dir + "   (edit a file there: the gateway reloads it)"}
+	hints := []string{"configuration (" + createdState(created) + "): " + dir + "   (edit a file there: the gateway reloads it)"}
 	if len(addrs) < 2 {
 		return hints
 	}
@@ -176,4 +174,12 @@ func gatewayHints(dir string, created bool, addrs []string, host string) []strin
 			gateway.DemoHostname+":"+httpsPort+"/api/random",
 		"access log: one JSON line per request on stdout",
 	)
+}
+
+// createdState says whether up created a demo folder now or found it.
+func createdState(created bool) string {
+	if created {
+		return "created now"
+	}
+	return "existing"
 }

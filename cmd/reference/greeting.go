@@ -3,9 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
-	"log/slog"
 
 	"github.com/fortune-tck/fortune-tck/reference/greeting"
 )
@@ -33,8 +31,14 @@ func greetingService() *service {
 			"      --client-secret greeting-secret --fortune-url http://localhost:8787\n" +
 			"--discovery-url replaces the well-known address.\n\n",
 		flags: greetingFlags,
-		demo:  greetingDemo,
+		args:  greetingArgs,
 	}
+}
+
+// greetingArgs sign in at the stack's authorization server, as the demo
+// greeting client, and show the stack's fortunes.
+func greetingArgs(p *plan) []string {
+	return []string{"--url", p.urls["greeting"], "--auth-url", p.urls["authserver"], "--fortune-url", p.urls["fortune"]}
 }
 
 func greetingFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
@@ -45,8 +49,8 @@ func greetingFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 	fortuneURL := fs.String("fortune-url", greeting.DefaultFortuneURL, "base URL of the fortune service")
 	clientID := fs.String("client-id", greeting.DefaultClientID, "the greeting client's id")
 	secret := fs.String("client-secret", "", "the greeting client's secret (default: $"+greetingSecretEnv+", else "+greeting.DefaultClientSecret+")")
-	return func(ctx context.Context, log *slog.Logger) (*instance, error) {
-		base, err := greetingURL(fs, *self)
+	return func(ctx context.Context, env buildEnv) (*instance, error) {
+		base, err := externalURL(fs, *self, "the redirect URI")
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +60,7 @@ func greetingFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 		}
 		s, err := greeting.New(greeting.Options{
 			URL: base, AuthURL: auth, Issuer: *issuer, DiscoveryURL: *discoveryURL, FortuneURL: *fortuneURL,
-			ClientID: *clientID, ClientSecret: cmp.Or(*secret, getenv(greetingSecretEnv)), Logger: log,
+			ClientID: *clientID, ClientSecret: cmp.Or(*secret, getenv(greetingSecretEnv)), Logger: env.log,
 		})
 		if err != nil {
 			return nil, usageError{err}
@@ -65,39 +69,9 @@ func greetingFlags(fs *flag.FlagSet, getenv func(string) string) buildFunc {
 		if err := s.Discover(ctx); err != nil {
 			return nil, err
 		}
-		return &instance{handler: s}, nil
+		return &instance{handler: s, hints: []string{
+			"open " + base + "/ in a browser and sign in as marissa / koala; allow reading fortunes",
+			"the page answers JSON too: {\"user\": ..., \"fortune\": ...} with Accept: application/json",
+		}}, nil
 	}
-}
-
-// greetingURL is --url, or http://localhost:PORT. The redirect URI must be
-// known before the port is bound, so --port 0 needs --url.
-func greetingURL(fs *flag.FlagSet, explicit string) (string, error) {
-	if explicit != "" {
-		return explicit, nil
-	}
-	port := "0"
-	if f := fs.Lookup("port"); f != nil {
-		port = f.Value.String()
-	}
-	if port == "0" {
-		return "", usageError{errors.New("--url is required with --port 0 (the redirect URI must be known at start)")}
-	}
-	return "http://localhost:" + port, nil
-}
-
-// greetingDemo runs the greeting client against the stack's authorization
-// server and fortune service; the demo seed registered its URL.
-func greetingDemo(_ context.Context, st *stack) (*instance, error) {
-	self := st.urls["greeting"]
-	s, err := greeting.New(greeting.Options{
-		URL: self, AuthURL: st.urls["authserver"], FortuneURL: st.urls["fortune"],
-		Logger: st.log.With("service", "greeting"),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &instance{handler: s, hints: []string{
-		"open " + self + "/ in a browser and sign in as marissa / koala; allow reading fortunes",
-		"the page answers JSON too: {\"user\": ..., \"fortune\": ...} with Accept: application/json",
-	}}, nil
 }

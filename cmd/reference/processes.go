@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
 
 	"gopkg.in/yaml.v3"
 
@@ -22,25 +25,27 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver"
 )
 
-// The process stack (reference up --processes) is the one wiring of the reference for a conformance run: each
-// service is a child process of `up` (this binary, `serve NAME` with the flags below), on free loopback ports,
-// with a private redis-server for the configuration applications' refresh bus and the gateways' Global counters,
-// two gateway instances on one manifest folder, and a fresh configuration repository. Once every service
-// answers, `up` writes a target file describing it (the format tck validate accepts, with the command that
-// starts a configuration application), so that a harness starts `up`, reads that file and stops the process
-// group, and knows no flag of any service. Separate processes rather than one: each service's log is a file of
-// its own, the two gateways share counters through Redis as two hosts would, and a crash of one service is
-// reported as that service's exit.
+// The process stack (reference up --processes) is the reference as a conformance run needs it: each service is
+// a child process of `up` (this binary, `serve NAME`), on free loopback ports, with a private redis-server for the
+// configuration applications' refresh bus and the gateways' Global counters, two gateway instances on one manifest
+// folder, and a fresh configuration repository. It is the demo's wiring (up.go) with another plan: a service's
+// flags are where it listens, chosen here, then its args in the plan (service.args, in the service's file), the
+// ones the demo builds it from. Once every service answers, `up` writes a target file describing the stack (the
+// format tck validate accepts, with the command that starts a configuration application), so that a harness starts
+// `up`, reads that file and stops the process group, and knows no flag of any service. Separate processes rather
+// than one: each service's log is a file of its own, the two gateways share counters through Redis as two hosts
+// would, and a crash of one service is reported as that service's exit.
 
 // startTimeout bounds the wait for one service to answer.
 const startTimeout = 30 * time.Second
 
 // procStack is a running process stack.
 type procStack struct {
-	bin, data, logDir string
-	progress          io.Writer
-	procs             []*launch.Process
-	tg                target.Target
+	bin, logDir string
+	plan        *plan // filled in as services start
+	progress    io.Writer
+	procs       []*launch.Process
+	tg          target.Target
 }
 
 // processOptions are the flags of up --processes.
@@ -83,8 +88,8 @@ func startProcessStack(ctx context.Context, o processOptions, progress io.Writer
 	if err != nil {
 		return nil, err
 	}
-	st := &procStack{bin: bin, data: data, logDir: logDir, progress: progress}
-	for _, dir := range []string{st.data, st.logDir} {
+	st := &procStack{bin: bin, logDir: logDir, plan: &plan{dataDir: data, urls: make(map[string]string)}, progress: progress}
+	for _, dir := range []string{data, st.logDir} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return st, err
 		}
@@ -97,12 +102,11 @@ func startProcessStack(ctx context.Context, o processOptions, progress io.Writer
 	if err := st.startConfigServer(ctx); err != nil {
 		return st, err
 	}
-	redisURL, err := st.startRedis(ctx)
-	if err != nil {
+	if err := st.startRedis(ctx); err != nil {
 		return st, err
 	}
-	st.describeConfigApp(redisURL)
-	return st, st.startGateways(ctx, redisURL)
+	st.describeConfigApp()
+	return st, st.startGateways(ctx)
 }
 
 // referenceImplementation names the reference in reports, with the commit it was built from when the build
@@ -151,44 +155,48 @@ func (st *procStack) startOAuthServices(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	auth, greetingURL := loopbackURL(authPort), loopbackURL(greetingPort)
-	fortuneURL, err := st.startReady(ctx, "fortune", "/", "--auth-url", auth)
-	if err != nil {
+	urls := st.plan.urls
+	urls["authserver"], urls["greeting"] = loopbackURL(authPort), loopbackURL(greetingPort)
+	if urls["fortune"], err = st.startReady(ctx, "fortune", "/"); err != nil {
 		return err
 	}
-	if err := st.startAt(ctx, "authserver", auth+"/healthz", "--port", strconv.Itoa(authPort), "--url", auth,
-		"--seed-demo", "--greeting-url", greetingURL+"/", "--fortune-url", fortuneURL+"/"); err != nil {
+	if err := st.startAt(ctx, "authserver", urls["authserver"]+"/healthz", "--port", strconv.Itoa(authPort)); err != nil {
 		return err
 	}
-	if err := st.startAt(ctx, "greeting", greetingURL+"/", "--port", strconv.Itoa(greetingPort), "--url", greetingURL,
-		"--auth-url", auth, "--fortune-url", fortuneURL); err != nil {
+	if err := st.startAt(ctx, "greeting", urls["greeting"]+"/", "--port", strconv.Itoa(greetingPort)); err != nil {
 		return err
 	}
-	st.tg.Services.AuthServer = &target.AuthServer{URL: auth, Provisioning: &target.Provisioning{API: "uaa",
+	st.tg.Services.AuthServer = &target.AuthServer{URL: urls["authserver"], Provisioning: &target.Provisioning{API: "uaa",
 		ClientID: authserver.DefaultAdminClientID, ClientSecret: authserver.DefaultAdminClientSecret}}
-	st.tg.Services.Fortune = &target.Service{URL: fortuneURL}
-	st.tg.Services.Greeting = &target.Service{URL: greetingURL}
+	st.tg.Services.Fortune = &target.Service{URL: urls["fortune"]}
+	st.tg.Services.Greeting = &target.Service{URL: urls["greeting"]}
 	return nil
 }
 
 func loopbackURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
 
-// startAt runs `serve NAME args...` and waits until probe answers.
-func (st *procStack) startAt(ctx context.Context, name, probe string, args ...string) error {
-	p, err := st.start(name, st.bin, append([]string{"serve", name}, args...)...)
+// serveArgs are the arguments of `serve NAME` in the stack: where the service listens (listen), then its args
+// in the plan.
+func (st *procStack) serveArgs(name string, listen ...string) []string {
+	return append(append([]string{"serve", name}, listen...), lookupService(name).args(st.plan)...)
+}
+
+// startAt runs `serve NAME listen...` and waits until probe answers.
+func (st *procStack) startAt(ctx context.Context, name, probe string, listen ...string) error {
+	p, err := st.start(name, st.bin, st.serveArgs(name, listen...)...)
 	if err != nil {
 		return err
 	}
 	return st.ready(p, p.WaitHTTP(ctx, probe, startTimeout), probe)
 }
 
-// startReady runs `serve NAME --port 0 --ready-file F args...`: the kernel picks the port while the service
-// binds it, so no other program can take it in between. It returns the URL the service wrote to F once it
-// listened, after that URL answered at probe.
-func (st *procStack) startReady(ctx context.Context, name, probe string, args ...string) (string, error) {
-	file := filepath.Join(st.data, name+".ready")
+// startReady runs `serve NAME --port 0 --ready-file F`: the kernel picks the port while the service binds it, so
+// no other program can take it in between. It returns the URL the service wrote to F once it listened, after
+// that URL answered at probe.
+func (st *procStack) startReady(ctx context.Context, name, probe string) (string, error) {
+	file := filepath.Join(st.plan.dataDir, name+".ready")
 	_ = os.Remove(file) // a previous start's
-	p, err := st.start(name, st.bin, append([]string{"serve", name, "--port", "0", "--ready-file", file}, args...)...)
+	p, err := st.start(name, st.bin, st.serveArgs(name, "--port", "0", "--ready-file", file)...)
 	if err != nil {
 		return "", err
 	}
@@ -203,51 +211,78 @@ func (st *procStack) startReady(ctx context.Context, name, probe string, args ..
 }
 
 func (st *procStack) startConfigServer(ctx context.Context) error {
-	repo := filepath.Join(st.data, "config-repo.git")
+	repo := filepath.Join(st.plan.dataDir, "config-repo.git")
 	if err := initSuiteRepository(repo); err != nil {
 		return fmt.Errorf("creating the configuration repository %s: %w", repo, err)
 	}
-	uri := "file://" + repo
-	base, err := st.startReady(ctx, "configserver", "/health", "--uri", uri,
-		"--basedir", filepath.Join(st.data, "configserver-cache"))
+	st.plan.configRepo = "file://" + repo
+	base, err := st.startReady(ctx, "configserver", "/health")
 	if err != nil {
 		return err
 	}
-	st.tg.Services.ConfigServer = &target.ConfigServer{URL: base, Repository: target.Repository{URI: uri}}
+	st.plan.urls["configserver"] = base
+	st.tg.Services.ConfigServer = &target.ConfigServer{URL: base, Repository: target.Repository{URI: st.plan.configRepo}}
 	return nil
 }
 
 // startRedis runs a private redis-server for the refresh bus and the Global rate-limit counters.
-func (st *procStack) startRedis(ctx context.Context) (string, error) {
+func (st *procStack) startRedis(ctx context.Context) error {
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
-		return "", errors.New("redis-server is not installed; the process stack's refresh bus and rate-limit " +
+		return errors.New("redis-server is not installed; the process stack's refresh bus and rate-limit " +
 			"counters need it: run `make deps` as root, or apt-get install redis-server")
 	}
 	port, err := launch.FreePort()
 	if err != nil {
-		return "", err
+		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	p, err := st.start("redis", server, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", st.data)
+		"--save", "", "--appendonly", "no", "--dir", st.plan.dataDir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return "redis://" + addr + "/0", st.ready(p, p.WaitTCP(ctx, addr, startTimeout), addr)
+	st.plan.redisURL = "redis://" + addr + "/0"
+	return st.ready(p, p.WaitTCP(ctx, addr, startTimeout), addr)
 }
 
 // describeConfigApp gives the target the start command of the configuration application: the harness starts
-// instances per scenario, because an instance's application name and profiles are fixed at start. The command
-// is this binary with its flags; the harness fills in the variables.
-func (st *procStack) describeConfigApp(redisURL string) {
+// instances per scenario, because an instance's application name and profiles are fixed at start, and it
+// chooses the configuration server they fetch from. The command is this binary's `serve configapp` with its
+// args in the plan; the harness fills in the variables.
+func (st *procStack) describeConfigApp() {
+	p := *st.plan
+	p.urls = map[string]string{"configserver": "$TCK_CONFIG_URL"}
+	args := append([]string{"exec", st.bin, "serve", "configapp", "--port", "$TCK_PORT", "--name", "$TCK_APP_NAME"},
+		lookupService("configapp").args(&p)...)
 	st.tg.Services.ConfigApp = &target.ConfigApp{
-		Start: fmt.Sprintf(`exec %s serve configapp --port "$TCK_PORT" --name "$TCK_APP_NAME" `+
-			`--config-url "$TCK_CONFIG_URL" --redis %s`, shellQuote(st.bin), shellQuote(redisURL)),
+		Start:        shellCommand(args),
 		StartTimeout: target.Duration(startTimeout),
 		HarnessHost:  "127.0.0.1",
 	}
 }
+
+// shellCommand joins words into a /bin/sh command: a variable ($NAME) in double quotes, so that the shell expands
+// it, a word of letters and dashes (a command or a flag) as it is, anything else in single quotes.
+func shellCommand(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		switch {
+		case shellVariable.MatchString(w):
+			quoted[i] = `"` + w + `"`
+		case plainWord.MatchString(w):
+			quoted[i] = w
+		default:
+			quoted[i] = shellQuote(w)
+		}
+	}
+	return strings.Join(quoted, " ")
+}
+
+var (
+	shellVariable = regexp.MustCompile(`^\$[A-Z_][A-Z0-9_]*$`)
+	plainWord     = regexp.MustCompile(`^[a-z-]+$`)
+)
 
 // shellQuote quotes s for /bin/sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -271,12 +306,12 @@ spec:
 
 // startGateways runs two gateway instances on one manifest folder and one Redis, so that scenarios can verify
 // that Global counters are shared. The second instance shifts its listener ports by --port-offset.
-func (st *procStack) startGateways(ctx context.Context, redisURL string) error {
+func (st *procStack) startGateways(ctx context.Context) error {
 	base, err := freePortRun(4)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(st.data, "gateway-config")
+	dir := gatewayConfigDir(st.plan)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -289,8 +324,7 @@ func (st *procStack) startGateways(ctx context.Context, redisURL string) error {
 		accessLog := filepath.Join(st.logDir, name+"-access.log")
 		inst := target.GatewayInstance{HTTP: loopbackURL(base + offset),
 			HTTPS: "https://127.0.0.1:" + strconv.Itoa(base+offset+1)}
-		p, err := st.start(name, st.bin, "serve", "gateway", "--config", dir, "--redis", redisURL,
-			"--port-offset", strconv.Itoa(offset), "--access-log", accessLog)
+		p, err := st.start(name, st.bin, st.serveArgs("gateway", "--port-offset", strconv.Itoa(offset), "--access-log", accessLog)...)
 		if err != nil {
 			return err
 		}
@@ -359,7 +393,7 @@ func (st *procStack) writeTarget(path string) error {
 		return err
 	}
 	header := "# The reference stack started by `reference up --processes`; valid while it runs.\n"
-	return writeFileAtomically(path, append([]byte(header), data...))
+	return atomicfile.Write(path, append([]byte(header), data...))
 }
 
 // wait returns when ctx ends (exit 0) or a service exits on its own (exit 1, naming it).

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"log/slog"
 
 	"github.com/fortune-tck/fortune-tck/reference/quotes"
 )
@@ -14,22 +13,18 @@ func quotesService() *service {
 		summary: "quote source (the JSON of Spring's quoters service)",
 		port:    8081,
 		flags:   quotesFlags,
-		demo:    quotesDemo,
+		args:    func(*plan) []string { return nil }, // it calls no other service
 	}
 }
 
 // quotesFlags: the quote source has no settings of its own.
-func quotesFlags(*flag.FlagSet, func(string) string) buildFunc {
-	return func(_ context.Context, log *slog.Logger) (*instance, error) {
-		return &instance{handler: quotes.New(log)}, nil
+func quotesFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
+	return func(_ context.Context, env buildEnv) (*instance, error) {
+		url := ownURL(fs)
+		return &instance{handler: quotes.New(env.log), hints: []string{
+			"try:  curl " + url + "/api/random",
+			"      curl " + url + "/api/3",
+			"the demo configuration's quoteServiceURL is " + url + "/quotes",
+		}}, nil
 	}
-}
-
-func quotesDemo(_ context.Context, st *stack) (*instance, error) {
-	url := st.urls["quotes"]
-	return &instance{handler: quotes.New(st.log.With("service", "quotes")), hints: []string{
-		"try:  curl " + url + "/api/random",
-		"      curl " + url + "/api/3",
-		"the demo configuration's quoteServiceURL is " + url + "/quotes",
-	}}, nil
 }

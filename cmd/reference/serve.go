@@ -1,13 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
 )
 
 // serve runs one service: reference serve SERVICE [flags].
@@ -25,33 +26,24 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.stderr, "reference serve: unknown service %q; valid services: %s\n", args[0], strings.Join(serviceNames(), ", "))
 		return exitUsage
 	}
-	fs := c.newFlagSet("reference serve " + svc.name)
-	port := new(int)
-	if !svc.ownSockets {
-		port = fs.Int("port", svc.port, "port to listen on (0: the kernel picks a free one; the address is logged and written to --ready-file)")
-	}
-	host := fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
-	readyFile := fs.String("ready-file", c.getenv(readyFileEnv), "once listening, write the service's URL (http://HOST:PORT, the port bound, also with --port 0) to this file (written to a temporary file, then renamed; default: $"+readyFileEnv+")")
-	logs := addLogFlags(fs)
-	build := svc.flags(fs, c.getenv)
-	fs.Usage = func() { c.serviceUsage(fs.Output(), svc, fs) }
+	fs, f, build := c.serviceFlagSet(svc)
 	if code := c.parseFlags(fs, args[1:]); code >= 0 {
 		return code
 	}
-	if *port < 0 || *port > 65535 {
-		return c.fail(fs.Name(), usageError{fmt.Errorf("invalid --port %d; valid: 0 to 65535", *port)})
+	if *f.port < 0 || *f.port > 65535 {
+		return c.fail(fs.Name(), usageError{fmt.Errorf("invalid --port %d; valid: 0 to 65535", *f.port)})
 	}
-	log, err := logs.logger(c.stderr)
+	log, err := f.logs.logger(c.stderr)
 	if err != nil {
 		return c.fail(fs.Name(), err)
 	}
 	log = log.With("service", svc.name)
 	// Build first: a bad repository is reported before the port answers.
-	inst, err := build(ctx, log)
+	inst, err := build(ctx, buildEnv{log: log, stdout: c.stdout})
 	if err != nil {
 		return c.fail(fs.Name(), err)
 	}
-	bs, err := listen(*host, []*service{svc}, func(*service) int { return *port })
+	bs, err := listen(*f.host, []*service{svc}, func(*service) int { return *f.port })
 	if err != nil {
 		if inst.close != nil {
 			_ = inst.close()
@@ -62,14 +54,67 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	r := c.newRunner(log, bs)
 	r.start(bs[0])
 	r.announce()
-	if *readyFile != "" {
-		if err := writeReadyFile(*readyFile, bs[0].readyURL()); err != nil {
-			r.log.Error("cannot write the ready file", "path", *readyFile, "err", err)
+	if *f.readyFile != "" {
+		if err := writeReadyFile(*f.readyFile, bs[0].readyURL()); err != nil {
+			r.log.Error("cannot write the ready file", "path", *f.readyFile, "err", err)
 			r.stop()
 			return exitError
 		}
 	}
 	return r.wait(ctx)
+}
+
+// serveFlags are the flags serve declares for every service.
+type serveFlags struct {
+	port            *int // 0 for a service with own sockets, which has no --port
+	host, readyFile *string
+	logs            logFlags
+}
+
+// serviceFlagSet declares every flag of `serve NAME`: serve's own, then the
+// service's. up parses the flags of its services with it too.
+func (c *cli) serviceFlagSet(svc *service) (*flag.FlagSet, serveFlags, buildFunc) {
+	fs := c.newFlagSet("reference serve " + svc.name)
+	f := serveFlags{port: new(int)}
+	if !svc.ownSockets {
+		f.port = fs.Int("port", svc.port, "port to listen on (0: the kernel picks a free one; the address is logged and written to --ready-file)")
+	}
+	f.host = fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
+	f.readyFile = fs.String("ready-file", c.getenv(readyFileEnv), "once listening, write the service's URL (http://HOST:PORT, the port bound, also with --port 0) to this file (written to a temporary file, then renamed; default: $"+readyFileEnv+")")
+	f.logs = addLogFlags(fs)
+	build := svc.flags(fs, c.getenv)
+	fs.Usage = func() { c.serviceUsage(fs.Output(), svc, fs) }
+	return fs, f, build
+}
+
+// flagValue is the value of the flag name in fs, "" when fs has none: the
+// flags serve declares for every service (--host, --port), as a service's
+// build reads them.
+func flagValue(fs *flag.FlagSet, name string) string {
+	if f := fs.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// ownURL is the URL a person types for the service that fs configures
+// (--host, --port): the one up prints its hints with.
+func ownURL(fs *flag.FlagSet) string {
+	return displayHostPort(flagValue(fs, "host"), flagValue(fs, "port"))
+}
+
+// externalURL is --url, or http://localhost:PORT. what (the token issuer,
+// the redirect URI) must be known before the port is bound, so --port 0
+// needs --url.
+func externalURL(fs *flag.FlagSet, explicit, what string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	port := cmp.Or(flagValue(fs, "port"), "0")
+	if port == "0" {
+		return "", usageError{fmt.Errorf("--url is required with --port 0 (%s must be known at start)", what)}
+	}
+	return "http://localhost:" + port, nil
 }
 
 func (c *cli) serveUsage(w io.Writer) {
@@ -87,27 +132,5 @@ func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
 // writeReadyFile writes url and a newline to path atomically: a reader
 // polling for the file sees nothing or the whole URL, never a part.
 func writeReadyFile(path, url string) error {
-	return writeFileAtomically(path, []byte(url+"\n"))
-}
-
-// writeFileAtomically writes a temporary file beside path and renames it.
-func writeFileAtomically(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, []byte(url+"\n"))
 }

@@ -20,7 +20,11 @@ var services = []*service{
 	gatewayService(),
 }
 
-// service is one runnable part of the reference stack.
+// service is one runnable part of the reference stack. It is described
+// once: flags says how `serve NAME` is configured, args how a stack
+// configures it. Both wirings of the stack, `up` in one process (up.go) and
+// `up --processes` (processes.go), run a service with the flags args gives,
+// so the demo and a conformance run cannot drift apart.
 type service struct {
 	name    string
 	summary string
@@ -29,15 +33,49 @@ type service struct {
 	// flags declares the service's own `serve` flags and returns the
 	// function that builds the service once they are parsed.
 	flags func(fs *flag.FlagSet, getenv func(string) string) buildFunc
-	// demo builds the service for `up`, with embedded defaults.
-	demo func(ctx context.Context, st *stack) (*instance, error)
+	// args are the service's own `serve` flags in the stack p: the URLs of
+	// the services it calls, its data, Redis. Where it listens (--port,
+	// --host, or --port-offset for a service with own sockets) is the
+	// wiring's to add.
+	args func(p *plan) []string
 	// ownSockets is set for a service that binds the sockets its
 	// configuration names (the gateway: its Gateway manifests name the
 	// ports): serve declares no --port and up binds nothing for it.
 	ownSockets bool
 }
 
-type buildFunc func(ctx context.Context, log *slog.Logger) (*instance, error)
+// plan is what a stack's services learn of each other, the input of every
+// service's args. A wiring fills in urls as it learns them (up --processes
+// learns the fortune service's port once it listens), so each service's args
+// are taken when it starts, after the services it calls.
+type plan struct {
+	dataDir    string            // absolute
+	urls       map[string]string // base URL of every service started so far, by name
+	configRepo string            // the configuration server's repository (--uri)
+	redisURL   string            // shared bus and counters; "" when every service runs in one process
+	// demo is the stack of `reference up`: the demo repository and gateway
+	// manifests created on first start, the authorization server's state
+	// kept in dataDir. A conformance run starts from a fresh repository and
+	// an authorization server in memory.
+	demo bool
+}
+
+// buildFunc builds a service whose flags are parsed.
+type buildFunc func(ctx context.Context, env buildEnv) (*instance, error)
+
+// buildEnv is what a build takes from the command that runs it, beside the
+// flags: what cannot be said on a command line.
+type buildEnv struct {
+	log    *slog.Logger // with the service's name
+	stdout io.Writer    // the command's standard output: the gateway's access log "-"
+	// oneProcess is set when every service runs in this process (up): a
+	// configuration application without --redis refreshes over an
+	// in-process bus rather than having none.
+	oneProcess bool
+	// freePorts makes a service with own sockets bind each of them on a
+	// free port (tests of up, which give every service port 0).
+	freePorts bool
+}
 
 // instance is a built service, ready to serve.
 type instance struct {
@@ -50,17 +88,6 @@ type instance struct {
 	addrs  []string
 	url    string
 	failed <-chan error
-}
-
-// stack is what `up` shares with the services it builds.
-type stack struct {
-	dataDir string
-	log     *slog.Logger
-	level   slog.Level // the --log-level of up
-	getenv  func(string) string
-	urls    map[string]string // base URL of every service, by name
-	host    string            // the address every service binds
-	stdout  io.Writer         // up's standard output (the gateway's access log)
 }
 
 func lookupService(name string) *service {

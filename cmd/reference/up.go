@@ -5,11 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
+	"strconv"
 )
 
 // up runs every service in one process with embedded defaults (the demo), or, with --processes, each service
-// as a child process on free ports, as a conformance run needs it (processes.go).
+// as a child process on free ports, as a conformance run needs it (processes.go). Both build a service from the
+// same flags, its args in the stack's plan (services.go): the demo parses them with the service's `serve` flag
+// set in this process, the process stack passes them to `serve NAME`.
 func (c *cli) up(ctx context.Context, args []string) int {
 	fs := c.newFlagSet("reference up")
 	data := fs.String("data", c.defaultDataDir(), "directory for the demo data (the configuration repository, caches)")
@@ -35,33 +40,75 @@ func (c *cli) up(ctx context.Context, args []string) int {
 	if *processes {
 		return c.upProcesses(ctx, processOptions{data: *data, logDir: cmp.Or(*logDir, filepath.Join(*data, "logs")), targetFile: *targetFile})
 	}
-	log, err := logs.logger(c.stderr)
+	return c.upDemo(ctx, demoOptions{data: *data, host: *host, logs: logs})
+}
+
+// demoOptions are the flags of up without --processes.
+type demoOptions struct {
+	data, host string
+	logs       logFlags
+}
+
+// upDemo runs every service in this process: up binds every socket first, so
+// that each service's args name the others' real URLs (port 0 included),
+// then builds each service from its `serve` flags and serves it, in order.
+func (c *cli) upDemo(ctx context.Context, o demoOptions) int {
+	log, err := o.logs.logger(c.stderr)
 	if err != nil {
-		return c.fail(fs.Name(), err)
+		return c.fail("reference up", err)
 	}
-	dataDir, err := filepath.Abs(*data)
+	dataDir, err := filepath.Abs(o.data)
 	if err != nil {
-		return c.fail(fs.Name(), err)
+		return c.fail("reference up", err)
 	}
-	bs, err := listen(*host, services, c.portFor)
+	bs, err := listen(o.host, services, c.portFor)
 	if err != nil {
-		return c.fail(fs.Name(), err)
+		return c.fail("reference up", err)
 	}
-	st := &stack{dataDir: dataDir, log: log, level: logs.slogLevel(), getenv: c.getenv, urls: make(map[string]string), host: *host, stdout: c.stdout}
+	p := &plan{dataDir: dataDir, urls: make(map[string]string), configRepo: filepath.Join(dataDir, "config-repo"), demo: true}
 	for _, b := range bs {
-		st.urls[b.svc.name] = b.url
+		p.urls[b.svc.name] = b.url
 	}
 	r := c.newRunner(log, bs)
 	for _, b := range bs {
-		if b.inst, err = b.svc.demo(ctx, st); err != nil {
+		env := buildEnv{log: log.With("service", b.svc.name), stdout: c.stdout, oneProcess: true,
+			freePorts: b.svc.ownSockets && c.portFor(b.svc) == 0}
+		if b.inst, err = c.build(ctx, b.svc, c.demoArgs(b, p, o.host, *o.logs.level), env); err != nil {
 			r.stop()
-			return c.fail(fs.Name(), fmt.Errorf("%s: %w", b.svc.name, err))
+			return c.fail("reference up", fmt.Errorf("%s: %w", b.svc.name, err))
 		}
 		r.start(b)
 	}
 	c.printStack(dataDir, bs)
 	r.announce()
 	return r.wait(ctx)
+}
+
+// demoArgs are the `serve` flags of b's service in the demo: where up bound
+// it, with up's log level, and its args in p. A service with own sockets
+// shifts the ports of its configuration by its port's offset from the
+// default.
+func (c *cli) demoArgs(b *binding, p *plan, host, level string) []string {
+	args := []string{"--host", host, "--log-level", level}
+	switch {
+	case b.ln != nil:
+		_, port, _ := net.SplitHostPort(b.ln.Addr().String())
+		args = append(args, "--port", port)
+	case c.portFor(b.svc) != 0:
+		args = append(args, "--port-offset", strconv.Itoa(c.portFor(b.svc)-b.svc.port))
+	}
+	return append(args, b.svc.args(p)...)
+}
+
+// build builds svc from args as serve does, the flag set's own errors aside:
+// args that do not parse are a fault of the wiring, reported as such.
+func (c *cli) build(ctx context.Context, svc *service, args []string, env buildEnv) (*instance, error) {
+	fs, _, build := c.serviceFlagSet(svc)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("the stack's flags %q do not parse: %w", args, err)
+	}
+	return build(ctx, env)
 }
 
 func (c *cli) portFor(s *service) int {

@@ -6,8 +6,8 @@
 package pgtest
 
 import (
+	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -15,27 +15,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/internal/freeport"
-	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
+	"github.com/fortune-tck/fortune-tck/internal/testproc"
 )
 
-const startTimeout = 30 * time.Second
+// Server is one PostgreSQL server owned by a test: Addr, Stop (a crash) and
+// Restart (on the same data and port) are testproc's.
+type Server struct{ *testproc.Server }
 
-// Server is one PostgreSQL server owned by a test.
-type Server struct {
-	tb   testing.TB
-	bin  string
-	dir  string // the cluster's data directory
-	port int
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	out  *syncbuf.Buffer
-	as   []string // the command prefix that drops root
+// cluster is a cluster's data directory and who runs its programs.
+type cluster struct {
+	bin, dir string
+	as       []string // the command prefix that drops root
 }
 
 // Start creates a cluster and runs its server until the test ends.
@@ -46,37 +39,53 @@ func Start(tb testing.TB) *Server {
 		tb.Fatal("PostgreSQL is not installed; this test runs a real PostgreSQL server. " +
 			"Install it (Debian: apt-get install postgresql, or run scripts/deps.sh as root)")
 	}
-	s := &Server{tb: tb, bin: bin, port: freeport.Get(tb)}
+	c := &cluster{bin: bin}
 	root, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = os.RemoveAll(root) })
-	s.dir = filepath.Join(root, "data")
+	c.dir = filepath.Join(root, "data")
 	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			tb.Fatal("running as root, PostgreSQL needs the unprivileged system user \"postgres\" " +
-				"(created by Debian's postgresql package: apt-get install postgresql)")
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(root, uid, gid); err != nil {
+		if c.as, err = dropRoot(root); err != nil {
 			tb.Fatal(err)
 		}
-		if err := os.Chmod(root, 0o700); err != nil {
-			tb.Fatal(err)
-		}
-		s.as = []string{"setpriv", "--reuid=" + u.Uid, "--regid=" + u.Gid, "--clear-groups", "--"}
 	}
-	out, err := s.command(filepath.Join(bin, "initdb"), "-D", s.dir, "-U", "postgres", "--auth=trust",
+	out, err := c.command(filepath.Join(bin, "initdb"), "-D", c.dir, "-U", "postgres", "--auth=trust",
 		"--no-sync", "-E", "UTF8", "--locale=C").CombinedOutput()
 	if err != nil {
 		tb.Fatalf("initdb: %v\n%s", err, out)
 	}
-	s.start()
-	tb.Cleanup(s.Stop)
-	return s
+	return &Server{testproc.Start(tb, testproc.Spec{
+		Name: "postgres",
+		Command: func(port int) *exec.Cmd {
+			return c.command(filepath.Join(c.bin, "postgres"), "-D", c.dir, "-p", strconv.Itoa(port),
+				"-h", "127.0.0.1", "-k", c.dir, "-c", "fsync=off", "-c", "max_connections=200")
+		},
+		Ready:   ready,
+		Timeout: 30 * time.Second,
+		Killed:  func() { _ = os.Remove(filepath.Join(c.dir, "postmaster.pid")) },
+	})}
+}
+
+// dropRoot gives root (the cluster's parent directory) to the "postgres"
+// system user, and returns the command prefix that runs a program as it:
+// PostgreSQL refuses to run as root.
+func dropRoot(root string) ([]string, error) {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, errors.New("running as root, PostgreSQL needs the unprivileged system user \"postgres\" " +
+			"(created by Debian's postgresql package: apt-get install postgresql)")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(root, uid, gid); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(root, 0o700); err != nil {
+		return nil, err
+	}
+	return []string{"setpriv", "--reuid=" + u.Uid, "--regid=" + u.Gid, "--clear-groups", "--"}, nil
 }
 
 // binDir finds the newest installed PostgreSQL's programs.
@@ -99,8 +108,8 @@ func version(binDir string) int {
 	return n
 }
 
-func (s *Server) command(name string, args ...string) *exec.Cmd {
-	argv := append(append(append([]string{}, s.as...), name), args...)
+func (c *cluster) command(name string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string{}, c.as...), name), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	return cmd
@@ -111,60 +120,9 @@ func (s *Server) URL() string {
 	return fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", s.Addr())
 }
 
-// Addr is host:port.
-func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
-
-// Stop kills the server (as a crash would) and waits for it to exit.
-func (s *Server) Stop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return
+func ready(_, output string) error {
+	if !strings.Contains(output, "ready to accept connections") {
+		return errors.New("not ready to accept connections")
 	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	s.cmd = nil
-	_ = os.Remove(filepath.Join(s.dir, "postmaster.pid"))
-}
-
-// Restart starts the server again on the same data and port, after Stop.
-func (s *Server) Restart() {
-	s.tb.Helper()
-	s.Stop()
-	s.start()
-}
-
-func (s *Server) start() {
-	s.tb.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.out = &syncbuf.Buffer{}
-	s.cmd = s.command(filepath.Join(s.bin, "postgres"), "-D", s.dir, "-p", strconv.Itoa(s.port),
-		"-h", "127.0.0.1", "-k", s.dir, "-c", "fsync=off", "-c", "max_connections=200")
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
-	if err := s.cmd.Start(); err != nil {
-		s.tb.Fatalf("starting postgres: %v", err)
-	}
-	deadline := time.Now().Add(startTimeout)
-	for {
-		if ready(s.out) {
-			return
-		}
-		if time.Now().After(deadline) || exited(s.cmd) {
-			_ = s.cmd.Process.Kill()
-			_ = s.cmd.Wait()
-			s.cmd = nil
-			s.tb.Fatalf("postgres on %s did not start:\n%s", s.Addr(), s.out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func ready(out *syncbuf.Buffer) bool {
-	return strings.Contains(out.String(), "ready to accept connections")
-}
-
-// exited reports whether the server process is gone (e.g. a taken port).
-func exited(cmd *exec.Cmd) bool {
-	return cmd.Process.Signal(syscall.Signal(0)) != nil
+	return nil
 }
