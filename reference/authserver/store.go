@@ -16,10 +16,13 @@ import (
 // or PostgreSQL), behind fosite's storage interfaces (store_fosite.go) and
 // the provisioning API's needs. Nothing is cached in the process: replicas
 // sharing one PostgreSQL see each other's writes at once. Records are JSON;
-// every read decodes a fresh copy, so callers may change what they get.
+// every read returns a fresh copy, so callers may change what they get (the
+// clients, read on every check_token call, go through a memo of their
+// decoding: memo.go).
 type store struct {
-	db  kv.Store
-	log *slog.Logger
+	db      kv.Store
+	log     *slog.Logger
+	clients *decodeMemo[clientRecord]
 
 	codes   *tokenTable // authorization codes, by HMAC signature
 	pkce    *tokenTable // PKCE challenges, by code signature
@@ -40,7 +43,7 @@ const (
 )
 
 func newStore(db kv.Store, log *slog.Logger) *store {
-	s := &store{db: db, log: orDiscard(log)}
+	s := &store{db: db, log: orDiscard(log), clients: newDecodeMemo(clientRecord.clone)}
 	s.codes = newTokenTable(s, "codes", fosite.AuthorizeCode)
 	s.pkce = newTokenTable(s, "pkce", fosite.AuthorizeCode)
 	s.oidc = newTokenTable(s, "oidc", fosite.AuthorizeCode)

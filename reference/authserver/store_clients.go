@@ -26,6 +26,15 @@ type clientRecord struct {
 	Modified       time.Time
 }
 
+// clone is a copy of c that shares no slice with it.
+func (c clientRecord) clone() clientRecord {
+	for _, l := range []*[]string{&c.Scope, &c.Authorities, &c.GrantTypes, &c.RedirectURIs, &c.AutoApprove} {
+		*l = slices.Clone(*l)
+	}
+	c.SecretHash = slices.Clone(c.SecretHash)
+	return c
+}
+
 func (c *clientRecord) public() bool { return len(c.SecretHash) == 0 }
 
 func (c *clientRecord) hasAuthority(a string) bool { return slices.Contains(c.Authorities, a) }
@@ -61,7 +70,7 @@ func (s *store) client(id string) (*clientRecord, bool) {
 	c := new(clientRecord)
 	var ok bool
 	err := s.view(func(tx kv.Tx) (err error) {
-		ok, err = getJSON(tx, bucketClients, id, c)
+		ok, err = s.clients.get(tx, bucketClients, id, c)
 		return err
 	})
 	if err != nil {

@@ -22,6 +22,12 @@ type tokenTable struct {
 	index  string
 	kind   fosite.TokenType // whose expiry lets an entry be dropped
 	writes atomic.Int64     // since the last sweep, in this process
+	states *decodeMemo[entryState]
+}
+
+// entryState is the part of a tokenEntry that state reads.
+type entryState struct {
+	Active bool `json:"active"`
 }
 
 // tokenEntry is a stored request. Inactive means used (a code), rotated or
@@ -52,7 +58,7 @@ type storedRequest struct {
 const minSweepWrites = 1024
 
 func newTokenTable(s *store, bucket string, kind fosite.TokenType) *tokenTable {
-	return &tokenTable{s: s, bucket: bucket, index: bucket + "-req", kind: kind}
+	return &tokenTable{s: s, bucket: bucket, index: bucket + "-req", kind: kind, states: newDecodeMemo[entryState](nil)}
 }
 
 var errForeignRequest = errors.New("authserver: a request without a session or client of this server")
@@ -147,11 +153,9 @@ func (t *tokenTable) get(sig string) (req *fosite.Request, active, ok bool, err 
 
 // state reports whether sig is known and still active.
 func (t *tokenTable) state(sig string) (found, active bool, err error) {
-	var e struct {
-		Active bool `json:"active"`
-	}
+	var e entryState
 	err = t.s.view(func(tx kv.Tx) (err error) {
-		found, err = getJSON(tx, t.bucket, sig, &e)
+		found, err = t.states.get(tx, t.bucket, sig, &e)
 		return err
 	})
 	return found, found && e.Active, err
