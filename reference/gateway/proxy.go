@@ -9,6 +9,8 @@ import (
 	"net/http/httputil"
 	"sync"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/h1"
 )
 
 // Upstream answers Envoy gives when the backend cannot be used.
@@ -22,7 +24,7 @@ const (
 func newProxy(log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:        rewrite,
-		Transport:      newUpstreamTransport(),
+		Transport:      h1.New(newTransport()),
 		ModifyResponse: modifyResponse,
 		ErrorHandler:   proxyError,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelDebug),

@@ -1,4 +1,4 @@
-package gateway
+package h1
 
 import (
 	"bufio"
@@ -10,13 +10,14 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// get sends a GET through t and reads the answer whole; reused tells
+// getThrough sends a GET through t and reads the answer whole; reused tells
 // whether it went over a kept-alive connection.
-func getThrough(tb testing.TB, t *upstreamTransport, url string) (body string, reused bool) {
+func getThrough(tb testing.TB, t *Transport, url string) (body string, reused bool) {
 	tb.Helper()
 	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 		GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused },
@@ -49,7 +50,7 @@ func TestUpstreamKeepsConnections(t *testing.T) {
 		fmt.Fprint(w, r.URL.Path)
 	}))
 	defer srv.Close()
-	tr := newUpstreamTransport()
+	tr := newTestTransport()
 	defer tr.CloseIdleConnections()
 
 	if body, reused := getThrough(t, tr, srv.URL+"/a"); body != "/a" || reused {
@@ -99,7 +100,7 @@ func TestUpstreamRetriesAConnectionClosedWhileIdle(t *testing.T) {
 			c.Close()
 		}
 	}()
-	tr := newUpstreamTransport()
+	tr := newTestTransport()
 	defer tr.CloseIdleConnections()
 	url := "http://" + ln.Addr().String() + "/"
 	for i := range 3 {
@@ -128,7 +129,7 @@ func TestUpstreamBodyClosedEarly(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(stop)
-	tr := newUpstreamTransport()
+	tr := newTestTransport()
 	defer tr.CloseIdleConnections()
 	req, _ := http.NewRequest("GET", srv.URL+"/endless", nil)
 	res, err := tr.RoundTrip(req)
@@ -156,7 +157,7 @@ func TestUpstreamClientGone(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	tr := newUpstreamTransport()
+	tr := newTestTransport()
 	defer tr.CloseIdleConnections()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/slow", nil)
@@ -176,27 +177,113 @@ func TestUpstreamClientGone(t *testing.T) {
 	}
 }
 
-func TestPlainRequest(t *testing.T) {
+func TestInline(t *testing.T) {
+	endless := io.NopCloser(strings.NewReader("a stream"))
 	for _, c := range []struct {
-		method, url string
-		body        io.Reader
-		upgrade     bool
-		want        bool
+		name string
+		req  func() *http.Request
+		want bool
 	}{
-		{"GET", "http://b/", nil, false, true},
-		{"HEAD", "http://b/", nil, false, true},
-		{"OPTIONS", "http://b/", nil, false, true},
-		{"GET", "http://b/", nil, true, false}, // a WebSocket: http.Transport switches protocols
-		{"GET", "https://b/", nil, false, false},
-		{"POST", "http://b/", nil, false, false}, // not idempotent: never sent twice
-		{"GET", "http://b/", strings.NewReader("x"), false, false},
+		{"GET", func() *http.Request { return newReq("GET", "http://b/", nil) }, true},
+		{"HEAD", func() *http.Request { return newReq("HEAD", "http://b/", nil) }, true},
+		{"POST of a form", func() *http.Request { return newReq("POST", "http://b/", strings.NewReader("a=b")) }, true},
+		{"a stream", func() *http.Request { return newReq("POST", "http://b/", endless) }, false},
+		{"HTTPS", func() *http.Request { return newReq("GET", "https://b/", nil) }, false},
+		{"a WebSocket", func() *http.Request {
+			r := newReq("GET", "http://b/", nil)
+			r.Header.Set("Upgrade", "websocket")
+			return r
+		}, false},
+		{"a body over the limit", func() *http.Request {
+			return newReq("PUT", "http://b/", strings.NewReader(strings.Repeat("x", maxInlineBody+1)))
+		}, false},
 	} {
-		req, _ := http.NewRequest(c.method, c.url, c.body)
-		if c.upgrade {
-			req.Header.Set("Upgrade", "websocket")
+		if got := inline(c.req()); got != c.want {
+			t.Errorf("%s: inline %v, want %v", c.name, got, c.want)
 		}
-		if got := plainRequest(req); got != c.want {
-			t.Errorf("%s %s body=%v upgrade=%v: %v, want %v", c.method, c.url, c.body != nil, c.upgrade, got, c.want)
+	}
+}
+
+func newReq(method, url string, body io.Reader) *http.Request {
+	r, err := http.NewRequest(method, url, body)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func newTestTransport() *Transport {
+	return New(&http.Transport{MaxIdleConnsPerHost: 8, IdleConnTimeout: time.Minute})
+}
+
+// A POST is never sent twice: a kept-alive connection the server closed
+// while idle is found closed before the request is written, and a new one
+// carries it; a connection that fails after the request was written fails
+// the request.
+func TestPostNeverGoesTwice(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]int{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					b, _ := io.ReadAll(req.Body)
+					mu.Lock()
+					got[string(b)]++
+					mu.Unlock()
+					switch req.URL.Path {
+					case "/then-close": // answers, kept alive by its headers, then closes while idle
+						_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+						time.Sleep(50 * time.Millisecond)
+						return
+					case "/no-answer": // reads the request and closes
+						return
+					default:
+						_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+					}
+				}
+			}()
 		}
+	}()
+	tr := newTestTransport()
+	defer tr.CloseIdleConnections()
+	base := "http://" + ln.Addr().String()
+	post := func(path, body string) (*http.Response, error) {
+		return tr.RoundTrip(newReq("POST", base+path, strings.NewReader(body)))
+	}
+	res, err := post("/then-close", "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	time.Sleep(200 * time.Millisecond) // the server has closed the idle connection
+	if res, err = post("/", "two"); err != nil {
+		t.Fatalf("a POST after the server closed an idle connection: %v", err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if _, err := post("/no-answer", "three"); err == nil {
+		t.Fatal("an answer from a server that closed without one")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got["one"] != 1 || got["two"] != 1 || got["three"] != 1 {
+		t.Fatalf("requests the server received: %v", got)
 	}
 }
