@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/internal/h1"
 	"github.com/fortune-tck/fortune-tck/reference/internal/oidcdisco"
 )
 
@@ -165,12 +166,14 @@ func checkBaseURL(raw string) error {
 // connection and left it in TIME_WAIT, which cost more than the call.
 const maxIdlePerHost = 128
 
-// newTransport is the default transport with connections kept for reuse.
-func newTransport() *http.Transport {
+// newTransport is the default transport with connections kept for reuse,
+// behind h1: a check_token or introspection call (a small form) is written
+// and read in the request's goroutine.
+func newTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = maxIdlePerHost
 	t.MaxIdleConnsPerHost = maxIdlePerHost
-	return t
+	return h1.New(t)
 }
 
 // noRedirects returns a copy of c (or a new client with newTransport) that does not follow
