@@ -28,22 +28,25 @@ func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
 		min          float64
 		t            target
 		err          error
+		anchor       bool
 	}
 	var runs []run
 	if gw {
+		ng := s.nginx(up, upErr)
 		plain, mem, red := gateways(s, up, upErr)
 		runs = append(runs,
-			run{"gateway, route without a policy ÷ upstream direct", ">= 0.50", 0.50, plain.t, plain.err},
-			run{"gateway, Global policy in memory ÷ upstream direct", "", 0, mem.t, mem.err},
-			run{"gateway, Global policy in Redis ÷ upstream direct", ">= 0.45", 0.45, red.t, red.err},
+			run{"nginx (1 worker), plain reverse proxy ÷ upstream direct", "", 0, ng.t, ng.err, true},
+			run{"gateway, route without a policy ÷ upstream direct", ">= 0.50", 0.50, plain.t, plain.err, false},
+			run{"gateway, Global policy in memory ÷ upstream direct", "", 0, mem.t, mem.err, false},
+			run{"gateway, Global policy in Redis ÷ upstream direct", ">= 0.45", 0.45, red.t, red.err, false},
 		)
 	}
 	if tokens {
 		jwt, cached, uncached := fortunes(s)
 		runs = append(runs,
-			run{"fortune, jwt validation ÷ fixed body", ">= 0.70", 0.70, jwt.t, jwt.err},
-			run{"fortune, check_token with a cache ÷ fixed body", "", 0, cached.t, cached.err},
-			run{"fortune, check_token without a cache ÷ fixed body", ">= 0.25", 0.25, uncached.t, uncached.err},
+			run{"fortune, jwt validation ÷ fixed body", ">= 0.70", 0.70, jwt.t, jwt.err, false},
+			run{"fortune, check_token with a cache ÷ fixed body", "", 0, cached.t, cached.err, false},
+			run{"fortune, check_token without a cache ÷ fixed body", ">= 0.25", 0.25, uncached.t, uncached.err, false},
 		)
 	}
 	results := make([]result, len(runs))
@@ -57,6 +60,7 @@ func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
 	fmt.Printf("upstream direct: %.0f / %.0f req/s\n", b.first.rps, b.second.rps)
 	for i, r := range runs {
 		m.add(r.name, r.target, r.min, results[i], errs[i], b)
+		m.figures[len(m.figures)-1].anchor = r.anchor
 	}
 }
 
@@ -84,6 +88,55 @@ func gateways(s *stack, up string, upErr error) (plain, mem, red started) {
 		red = s.gateway("gateway (Global in Redis)", upAddr, true, redisURL)
 	}
 	return plain, mem, red
+}
+
+// nginx starts nginx with one worker as a plain reverse proxy to up,
+// keeping connections to it alive: the anchor the issue reads the gateway's
+// figure against (the same proxying, in C).
+func (s *stack) nginx(up string, upErr error) started {
+	if upErr != nil {
+		return started{err: fmt.Errorf("no upstream: %w", upErr)}
+	}
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			return started{err: errors.New("nginx is not installed (apt-get install nginx-light)")}
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return started{err: err}
+	}
+	dir := filepath.Join(s.dir, "nginx")
+	conf := filepath.Join(dir, "nginx.conf")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return started{err: err}
+	}
+	if err := os.WriteFile(conf, []byte(nginxConf(dir, port, strings.TrimPrefix(up, "http://"))), 0o644); err != nil {
+		return started{err: err}
+	}
+	p, err := s.start("nginx (anchor)", bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
+	if err == nil {
+		err = p.waitHTTP("http://127.0.0.1:" + strconv.Itoa(port) + "/")
+	}
+	return started{t: target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", want: http.StatusOK}, err: err}
+}
+
+// nginxConf is nginx in the foreground, its files in dir (no root needed).
+func nginxConf(dir string, port int, upstream string) string {
+	return fmt.Sprintf(`worker_processes 1; daemon off; pid %[1]s/nginx.pid; error_log %[1]s/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s/body; proxy_temp_path %[1]s/proxy; fastcgi_temp_path %[1]s/fastcgi;
+  uwsgi_temp_path %[1]s/uwsgi; scgi_temp_path %[1]s/scgi;
+  upstream u { server %[3]s; keepalive 64; }
+  server {
+    listen 127.0.0.1:%[2]d;
+    location / { proxy_pass http://u; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+`, dir, port, upstream)
 }
 
 // redis starts a Redis server without persistence.
