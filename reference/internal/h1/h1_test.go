@@ -35,7 +35,7 @@ func getThrough(tb testing.TB, t *Transport, url string) (body string, reused bo
 	return string(b), reused
 }
 
-func TestUpstreamKeepsConnections(t *testing.T) {
+func TestKeepsConnections(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/close" {
 			w.Header().Set("Connection", "close")
@@ -82,24 +82,12 @@ func TestUpstreamKeepsConnections(t *testing.T) {
 
 // A backend that closes a kept-alive connection while it is idle: the
 // next request goes once more, on a new connection.
-func TestUpstreamRetriesAConnectionClosedWhileIdle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			// One answer, kept alive by its headers, then the connection is closed.
-			_, _ = http.ReadRequest(bufio.NewReader(c))
-			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-			c.Close()
-		}
-	}()
+func TestRetriesAConnectionClosedWhileIdle(t *testing.T) {
+	ln := rawServer(t, func(c net.Conn) {
+		// One answer, kept alive by its headers, then the connection is closed.
+		_, _ = http.ReadRequest(bufio.NewReader(c))
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	})
 	tr := newTestTransport()
 	defer tr.CloseIdleConnections()
 	url := "http://" + ln.Addr().String() + "/"
@@ -112,7 +100,7 @@ func TestUpstreamRetriesAConnectionClosedWhileIdle(t *testing.T) {
 
 // A body closed before its end (the client went away) closes the
 // connection at once, however long the backend would go on.
-func TestUpstreamBodyClosedEarly(t *testing.T) {
+func TestBodyClosedEarly(t *testing.T) {
 	stop := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for {
@@ -152,7 +140,7 @@ func TestUpstreamBodyClosedEarly(t *testing.T) {
 }
 
 // The client that goes away ends the wait for a backend that does not answer.
-func TestUpstreamClientGone(t *testing.T) {
+func TestClientGone(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
@@ -223,43 +211,29 @@ func newTestTransport() *Transport {
 func TestPostNeverGoesTwice(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]int{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
+	ln := rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					b, _ := io.ReadAll(req.Body)
-					mu.Lock()
-					got[string(b)]++
-					mu.Unlock()
-					switch req.URL.Path {
-					case "/then-close": // answers, kept alive by its headers, then closes while idle
-						_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-						time.Sleep(50 * time.Millisecond)
-						return
-					case "/no-answer": // reads the request and closes
-						return
-					default:
-						_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-					}
-				}
-			}()
+			b, _ := io.ReadAll(req.Body)
+			mu.Lock()
+			got[string(b)]++
+			mu.Unlock()
+			switch req.URL.Path {
+			case "/then-close": // answers, kept alive by its headers, then closes while idle
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				time.Sleep(50 * time.Millisecond)
+				return
+			case "/no-answer": // reads the request and closes
+				return
+			default:
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}
 		}
-	}()
+	})
 	tr := newTestTransport()
 	defer tr.CloseIdleConnections()
 	base := "http://" + ln.Addr().String()
@@ -286,4 +260,28 @@ func TestPostNeverGoesTwice(t *testing.T) {
 	if got["one"] != 1 || got["two"] != 1 || got["three"] != 1 {
 		t.Fatalf("requests the server received: %v", got)
 	}
+}
+
+// rawServer serves each connection with serve on a loopback port, and
+// closes the connection when serve returns: a server that says exactly
+// what a test needs, on the wire.
+func rawServer(t *testing.T, serve func(net.Conn)) net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+			}()
+		}
+	}()
+	return ln
 }
