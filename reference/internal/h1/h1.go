@@ -3,7 +3,7 @@
 // goroutine of its connection and the answer back from a read goroutine; under load those hand-offs and
 // wake-ups cost as much as the request itself (profiles of the gateway and of the fortune service's
 // check_token calls). Requests this transport cannot send so, it passes to an http.Transport: HTTPS, a
-// protocol upgrade, a body that is not in memory.
+// protocol upgrade, a body that is not in memory, a request for a proxy.
 package h1
 
 import (
@@ -57,7 +57,7 @@ type conn struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !inline(req) {
+	if !inline(req) || t.proxied(req) {
 		return t.fallback.RoundTrip(req)
 	}
 	ctx := req.Context()
@@ -109,6 +109,16 @@ func inline(req *http.Request) bool {
 		return true
 	}
 	return req.GetBody != nil && req.ContentLength >= 0 && req.ContentLength <= maxInlineBody
+}
+
+// proxied tells a request that goes through the fallback's proxy (HTTP_PROXY, for the fortune service's
+// default transport): the proxy, not this pool, carries it.
+func (t *Transport) proxied(req *http.Request) bool {
+	if t.fallback.Proxy == nil {
+		return false
+	}
+	u, err := t.fallback.Proxy(req)
+	return err != nil || u != nil
 }
 
 // idempotent is http.Transport's rule for a request it may send twice.

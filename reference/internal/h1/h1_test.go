@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -284,4 +285,18 @@ func rawServer(t *testing.T, serve func(net.Conn)) net.Listener {
 		}
 	}()
 	return ln
+}
+
+// A request the fallback would send through a proxy goes to the proxy.
+func TestProxiedGoesThroughTheFallback(t *testing.T) {
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "via the proxy for "+r.Host)
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	tr := New(&http.Transport{Proxy: http.ProxyURL(proxyURL)})
+	defer tr.CloseIdleConnections()
+	if body, _ := getThrough(t, tr, "http://origin.example/"); body != "via the proxy for origin.example" {
+		t.Fatalf("%q", body)
+	}
 }
