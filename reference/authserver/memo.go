@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
 
-// maxMemoized bounds each decodeMemo; a full memo starts again empty.
+// maxMemoized bounds each decodeMemo; the least recently read record goes first.
 const maxMemoized = 4096
 
 // decodeMemo keeps the last decoding of the records check_token reads on
@@ -21,10 +21,11 @@ const maxMemoized = 4096
 // each caller a value of its own (slices included), so callers may still
 // change what they get.
 type decodeMemo[T any] struct {
-	copy func(T) T
-	mu   sync.Mutex
-	m    map[string]memoized[T]
+	copy  func(T) T
+	cache *lru.Cache[memoKey, memoized[T]]
 }
+
+type memoKey struct{ bucket, key string }
 
 type memoized[T any] struct {
 	raw []byte
@@ -32,7 +33,7 @@ type memoized[T any] struct {
 }
 
 func newDecodeMemo[T any](copy func(T) T) *decodeMemo[T] {
-	return &decodeMemo[T]{copy: copy, m: make(map[string]memoized[T])}
+	return &decodeMemo[T]{copy: copy, cache: lru.New[memoKey, memoized[T]](maxMemoized)}
 }
 
 // get decodes key of bucket into out, as getJSON does.
@@ -41,21 +42,14 @@ func (d *decodeMemo[T]) get(tx kv.Tx, bucket, key string, out *T) (bool, error) 
 	if err != nil || !ok {
 		return false, err
 	}
-	k := bucket + "\x00" + key
-	d.mu.Lock()
-	e, hit := d.m[k]
-	d.mu.Unlock()
+	k := memoKey{bucket, key}
+	e, hit := d.cache.Get(k, lru.Never)
 	if !hit || !bytes.Equal(e.raw, raw) {
 		if err := json.Unmarshal(raw, &e.v); err != nil {
 			return false, fmt.Errorf("%s %q: %w", bucket, key, err)
 		}
 		e.raw = bytes.Clone(raw)
-		d.mu.Lock()
-		if len(d.m) >= maxMemoized {
-			clear(d.m)
-		}
-		d.m[k] = e
-		d.mu.Unlock()
+		d.cache.Add(k, e, lru.Never)
 	}
 	*out = e.v
 	if d.copy != nil {
