@@ -41,7 +41,7 @@ bench:
 	$(GO) run ./tools/benchratio < reports/bench.txt
 
 load:
-	$(GO) run ./tools/load $(if $(D),-d $(D)) $(if $(C),-c $(C)) $(if $(ONLY),-only $(ONLY))
+	$(GO) run ./tools/load $(if $(D),-d $(D)) $(if $(C),-c $(C)) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(PROFILE))
 
 build:
 	$(GO) build -o bin/ ./cmd/...

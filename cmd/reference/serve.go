@@ -38,6 +38,13 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return c.fail(fs.Name(), err)
 	}
 	log = log.With("service", svc.name)
+	if *f.pprof != "" {
+		_, stop, err := servePprof(*f.pprof, log)
+		if err != nil {
+			return c.fail(fs.Name(), err)
+		}
+		defer stop()
+	}
 	// Build first: a bad repository is reported before the port answers.
 	inst, err := build(ctx, buildEnv{log: log, stdout: c.stdout})
 	if err != nil {
@@ -68,6 +75,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 type serveFlags struct {
 	port            *int // 0 for a service with own sockets, which has no --port
 	host, readyFile *string
+	pprof           *string // serve only: up runs many services in one process
 	logs            logFlags
 }
 
@@ -81,6 +89,7 @@ func (c *cli) serviceFlagSet(svc *service) (*flag.FlagSet, serveFlags, buildFunc
 	}
 	f.host = fs.String("host", "127.0.0.1", "address to bind (0.0.0.0 for every interface)")
 	f.readyFile = fs.String("ready-file", c.getenv(readyFileEnv), "once listening, write the service's URL (http://HOST:PORT, the port bound, also with --port 0) to this file (written to a temporary file, then renamed; default: $"+readyFileEnv+")")
+	f.pprof = fs.String("pprof", "", "serve Go's profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060, for profiling under load; off when empty")
 	f.logs = addLogFlags(fs)
 	build := svc.flags(fs, c.getenv)
 	fs.Usage = func() { c.serviceUsage(fs.Output(), svc, fs) }

@@ -24,10 +24,10 @@ func config(s *stack, m *meter) {
 	const name = "config server, unchanged repository ÷ the same answer from memory"
 	repo, err := configRepo(filepath.Join(s.dir, "config-repo"))
 	if err != nil {
-		m.add(name, ">= 0.50", 0.50, result{}, fmt.Errorf("creating the repository: %w", err), baseline{})
+		m.compare(comparison{name: name, target: ">= 0.50", min: 0.50, subj: started{err: fmt.Errorf("creating the repository: %w", err)}})
 		return
 	}
-	srv, err := s.service("configserver", "configserver", "--port", "0", "--uri", "file://"+repo.dir)
+	srv, srvProc, err := s.service("configserver", "configserver", "--port", "0", "--uri", "file://"+repo.dir)
 	var answer []byte
 	if err == nil {
 		answer, err = get(srv + "/app/dev")
@@ -40,19 +40,15 @@ func config(s *stack, m *meter) {
 		}
 	}
 	if err != nil {
-		m.add(name, ">= 0.50", 0.50, result{}, err, baseline{})
+		m.compare(comparison{name: name, target: ">= 0.50", min: 0.50, subj: started{err: err}})
 		m.note("config server, a commit visible at the very next request", errSkipped)
 		return
 	}
-	memory := target{url: mem + "/", want: http.StatusOK}
-	var b baseline
-	b.first, b.err = m.measure(memory, nil)
-	r, rerr := m.measure(target{url: srv + "/app/dev", want: http.StatusOK}, nil)
-	if b.err == nil {
-		b.second, b.err = m.measure(memory, nil)
-	}
-	fmt.Printf("the same answer from memory: %.0f / %.0f req/s\n", b.first.rps, b.second.rps)
-	m.add(name, ">= 0.50", 0.50, r, rerr, b)
+	m.compare(comparison{
+		name: name, target: ">= 0.50", min: 0.50,
+		base: started{t: target{url: mem + "/", want: http.StatusOK}},
+		subj: started{t: target{url: srv + "/app/dev", want: http.StatusOK, profiled: []*proc{srvProc}}},
+	})
 	m.note(fmt.Sprintf("config server, each of %d commits visible at the very next request", commitChecks), repo.checkCommits(srv))
 }
 

@@ -16,51 +16,32 @@ import (
 )
 
 // proxyAndTokens measures the gateway and the fortune service against the
-// fixed-body upstream, measured before and after them.
+// fixed-body upstream.
 func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
 	up, upErr := s.fixedBody("upstream (fixed body)", "")
-	direct := target{url: up + "/", want: http.StatusOK}
-	var b baseline
-	b.first, b.err = m.measure(direct, upErr)
-
-	type run struct {
-		name, target string
-		min          float64
-		t            target
-		err          error
-		anchor       bool
-	}
-	var runs []run
+	direct := started{t: target{url: up + "/", want: http.StatusOK}, err: upErr}
+	var cs []comparison
 	if gw {
 		ng := s.nginx(up, upErr)
 		plain, mem, red := gateways(s, up, upErr)
-		runs = append(runs,
-			run{"nginx (1 worker), plain reverse proxy ÷ upstream direct", "", 0, ng.t, ng.err, true},
-			run{"gateway, route without a policy ÷ upstream direct", ">= 0.50", 0.50, plain.t, plain.err, false},
-			run{"gateway, Global policy in memory ÷ upstream direct", "", 0, mem.t, mem.err, false},
-			run{"gateway, Global policy in Redis ÷ upstream direct", ">= 0.45", 0.45, red.t, red.err, false},
+		cs = append(cs,
+			comparison{name: "nginx (1 worker), plain reverse proxy ÷ upstream direct", subj: ng, anchor: true},
+			comparison{name: "gateway, route without a policy ÷ upstream direct", target: ">= 0.50", min: 0.50, subj: plain},
+			comparison{name: "gateway, Global policy in memory ÷ upstream direct", subj: mem},
+			comparison{name: "gateway, Global policy in Redis ÷ upstream direct", target: ">= 0.45", min: 0.45, subj: red},
 		)
 	}
 	if tokens {
 		jwt, cached, uncached := fortunes(s)
-		runs = append(runs,
-			run{"fortune, jwt validation ÷ fixed body", ">= 0.70", 0.70, jwt.t, jwt.err, false},
-			run{"fortune, check_token with a cache ÷ fixed body", "", 0, cached.t, cached.err, false},
-			run{"fortune, check_token without a cache ÷ fixed body", ">= 0.25", 0.25, uncached.t, uncached.err, false},
+		cs = append(cs,
+			comparison{name: "fortune, jwt validation ÷ fixed body", target: ">= 0.70", min: 0.70, subj: jwt},
+			comparison{name: "fortune, check_token with a cache ÷ fixed body", subj: cached},
+			comparison{name: "fortune, check_token without a cache ÷ fixed body", target: ">= 0.25", min: 0.25, subj: uncached},
 		)
 	}
-	results := make([]result, len(runs))
-	errs := make([]error, len(runs))
-	for i, r := range runs {
-		results[i], errs[i] = m.measure(r.t, r.err)
-	}
-	if b.err == nil {
-		b.second, b.err = m.measure(direct, nil)
-	}
-	fmt.Printf("upstream direct: %.0f / %.0f req/s\n", b.first.rps, b.second.rps)
-	for i, r := range runs {
-		m.add(r.name, r.target, r.min, results[i], errs[i], b)
-		m.figures[len(m.figures)-1].anchor = r.anchor
+	for _, c := range cs {
+		c.base = direct
+		m.compare(c)
 	}
 }
 
@@ -173,8 +154,12 @@ func (s *stack) gateway(name, upstream string, policy bool, redisURL string) sta
 	if redisURL != "" {
 		args = append(args, "--redis", redisURL)
 	}
-	_, err = s.service(name, args...)
-	return started{t: target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", headers: map[string]string{"x-user-id": "bench"}, want: http.StatusOK}, err: err}
+	_, p, err := s.service(name, args...)
+	t := target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", headers: map[string]string{"x-user-id": "bench"}, want: http.StatusOK}
+	if p != nil {
+		t.profiled = []*proc{p}
+	}
+	return started{t: t, err: err}
 }
 
 // manifests route every request to upstream; with policy, a Global rate
@@ -226,7 +211,7 @@ func fortunes(s *stack) (jwt, cached, uncached started) {
 		return started{err: err}, started{err: err}, started{err: err}
 	}
 	self := "http://127.0.0.1:" + strconv.Itoa(port)
-	auth, err := s.service("authserver", "authserver", "--port", strconv.Itoa(port), "--url", self, "--seed-demo")
+	auth, authProc, err := s.service("authserver", "authserver", "--port", strconv.Itoa(port), "--url", self, "--seed-demo")
 	var token string
 	if err == nil {
 		token, err = readerToken(auth)
@@ -236,8 +221,12 @@ func fortunes(s *stack) (jwt, cached, uncached started) {
 		return started{err: err}, started{err: err}, started{err: err}
 	}
 	start := func(name string, args ...string) started {
-		url, err := s.service(name, append([]string{"fortune", "--port", "0", "--auth-url", auth}, args...)...)
-		return started{t: target{url: url + "/", headers: map[string]string{"Authorization": "Bearer " + token}, want: http.StatusOK}, err: err}
+		url, p, err := s.service(name, append([]string{"fortune", "--port", "0", "--auth-url", auth}, args...)...)
+		t := target{url: url + "/", headers: map[string]string{"Authorization": "Bearer " + token}, want: http.StatusOK}
+		if p != nil {
+			t.profiled = []*proc{p, authProc}
+		}
+		return started{t: t, err: err}
 	}
 	return start("fortune (jwt)", "--token-validation", "jwt"),
 		start("fortune (check_token, cache)", "--cache-size", "10000"),

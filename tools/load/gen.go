@@ -22,6 +22,9 @@ type target struct {
 	headers map[string]string
 	body    string
 	want    int // the status every answer must have
+	// profiled are the reference services that answer it, profiled
+	// with -profile.
+	profiled []*proc
 }
 
 // result is one load run.

@@ -2,13 +2,18 @@
 // to a baseline measured in the same run (the figures of issue 11): the
 // machine's speed cancels out, and the figures compare across machines.
 //
-//	go run ./tools/load [-d 5s] [-c 32] [-only gateway,fortune,config]
+//	go run ./tools/load [-d 5s] [-c 32] [-only gateway,fortune,config] [-profile DIR]
 //
 // It builds the reference, starts every service and its baseline as
 // separate processes on loopback, drives each with c keep-alive
-// connections in a closed loop (as wrk does) for d, and prints one line per
-// figure with its target. A service that cannot start is named with the
-// reason, and no ratio is printed for a figure whose run failed.
+// connections in a closed loop (as wrk does), and prints one line per
+// figure with its target. Each figure alternates its subject with its
+// baseline (baseline, subject, baseline, ...) for d of the subject in all,
+// and is the median of the rounds' ratios: the machine's pace drifts over a
+// run, and runs seconds apart share it. A service that cannot start is named with the
+// reason, and no ratio is printed for a figure whose run failed. With
+// -profile, every reference service is started with --pprof and a CPU
+// profile of it under each figure's load is written to DIR.
 package main
 
 import (
@@ -33,7 +38,9 @@ func main() {
 	}
 	d := flag.Duration("d", 5*time.Second, "duration of each measurement")
 	conns := flag.Int("c", 32, "keep-alive connections driving each service")
+	rounds := flag.Int("rounds", 3, "rounds per figure: the subject and its baseline in turn, d/rounds each; the figure is the median of the rounds' ratios")
 	only := flag.String("only", "gateway,fortune,config", "groups to measure: gateway, fortune, config")
+	profile := flag.String("profile", "", "write a CPU profile of each reference service under each figure's load to this directory (go tool pprof FILE)")
 	flag.Parse()
 	groups := strings.Split(*only, ",")
 	for _, g := range groups {
@@ -42,21 +49,21 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if *d < 500*time.Millisecond || *conns < 1 {
-		fmt.Fprintln(os.Stderr, "load: -d must be at least 500ms and -c at least 1")
+	if *rounds < 1 || *d/time.Duration(max(*rounds, 1)) < 500*time.Millisecond || *conns < 1 {
+		fmt.Fprintln(os.Stderr, "load: -rounds must be at least 1, -d at least 500ms per round and -c at least 1")
 		os.Exit(2)
 	}
-	os.Exit(run(groups, *d, *conns))
+	os.Exit(run(groups, *d, *rounds, *conns, *profile))
 }
 
-func run(groups []string, d time.Duration, conns int) int {
+func run(groups []string, d time.Duration, rounds, conns int, profileDir string) int {
 	dir, err := os.MkdirTemp("", "fortune-tck-load-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	s := &stack{dir: dir}
+	s := &stack{dir: dir, profile: profileDir != ""}
 	defer s.stop()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -65,8 +72,16 @@ func run(groups []string, d time.Duration, conns int) int {
 		return 1
 	}
 	host, _ := os.Hostname()
-	fmt.Printf("load: %s, %d CPUs, %s per figure, %d connections, loopback\n", host, cpus(), d, conns)
-	m := &meter{d: d, conns: conns, ctx: ctx}
+	fmt.Printf("load: %s, %d CPUs, %s per figure in %d rounds, %d connections, loopback\n", host, cpus(), d, rounds, conns)
+	m := &meter{d: d, rounds: rounds, conns: conns, ctx: ctx}
+	if profileDir != "" {
+		if err := os.MkdirAll(profileDir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			return 1
+		}
+		m.profiler = &profiler{dir: profileDir}
+		fmt.Println("load: profiling; the profiler's own cost lowers the figures a little")
+	}
 	if slices.Contains(groups, "gateway") || slices.Contains(groups, "fortune") {
 		proxyAndTokens(s, m, slices.Contains(groups, "gateway"), slices.Contains(groups, "fortune"))
 	}
@@ -74,95 +89,6 @@ func run(groups []string, d time.Duration, conns int) int {
 		config(s, m)
 	}
 	return m.report()
-}
-
-// meter runs the measurements and keeps the figures.
-type meter struct {
-	d       time.Duration
-	conns   int
-	ctx     context.Context
-	figures []figure
-}
-
-// figure is one line of the report: a ratio, or why there is none.
-type figure struct {
-	name   string
-	ratio  float64
-	rps    float64
-	target string // e.g. ">= 0.50"; empty for a figure given for context
-	min    float64
-	err    error
-	// anchor is another project's figure in the same run (nginx): without
-	// it the run still measured everything it promised.
-	anchor bool
-}
-
-// measure drives t, or says why it was not measured (setup failed).
-func (m *meter) measure(t target, setup error) (result, error) {
-	if setup != nil {
-		return result{}, setup
-	}
-	if m.ctx.Err() != nil {
-		return result{}, m.ctx.Err()
-	}
-	r := drive(t, m.conns, m.d)
-	return r, r.err()
-}
-
-// baseline is the mean of two runs of the baseline, before and after the
-// figures that divide by it.
-type baseline struct {
-	first, second result
-	err           error
-}
-
-func (b baseline) rps() float64 { return (b.first.rps + b.second.rps) / 2 }
-
-// add records a figure from a run and its baseline.
-func (m *meter) add(name, target string, min float64, r result, err error, b baseline) {
-	f := figure{name: name, target: target, min: min, rps: r.rps}
-	switch {
-	case b.err != nil:
-		f.err = fmt.Errorf("the baseline failed: %w", b.err)
-	case err != nil:
-		f.err = err
-	default:
-		f.ratio = r.rps / b.rps()
-	}
-	m.figures = append(m.figures, f)
-}
-
-// note records a line that is not a ratio (the commit check).
-func (m *meter) note(name string, err error) {
-	m.figures = append(m.figures, figure{name: name, err: err, ratio: -1})
-}
-
-// report prints the figures; it fails when one was not measured or misses
-// its target.
-func (m *meter) report() int {
-	code := 0
-	fmt.Println()
-	for _, f := range m.figures {
-		switch {
-		case f.err != nil && f.anchor:
-			fmt.Printf("%-62s NO ANCHOR: %v\n", f.name, f.err)
-		case f.err != nil:
-			code = 1
-			fmt.Printf("%-62s NOT MEASURED: %v\n", f.name, f.err)
-		case f.ratio < 0:
-			fmt.Printf("%-62s ok\n", f.name)
-		default:
-			verdict := ""
-			if f.target != "" {
-				verdict = "target " + f.target
-				if f.ratio < f.min {
-					verdict += "  BELOW TARGET"
-				}
-			}
-			fmt.Printf("%-62s %5.2f  (%6.0f req/s)  %s\n", f.name, f.ratio, f.rps, verdict)
-		}
-	}
-	return code
 }
 
 // serveFixedBody answers every request with a fixed small JSON body, or a

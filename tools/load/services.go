@@ -25,6 +25,8 @@ type stack struct {
 	dir   string // temporary files: binaries, manifests, logs
 	ref   string // the reference binary
 	procs []*proc
+	// profile starts the reference services with --pprof (-profile).
+	profile bool
 }
 
 // proc is a started service.
@@ -33,6 +35,8 @@ type proc struct {
 	cmd  *exec.Cmd
 	log  string // its stdout and stderr
 	done chan struct{}
+	// pprof is the address of its profiles, with -profile.
+	pprof string
 }
 
 // start runs a program; its output goes to a log file in the stack's
@@ -136,27 +140,37 @@ func freePort() (int, error) {
 }
 
 // service starts the reference binary's service with --port 0 and waits
-// for its ready file; it returns its URL.
-func (s *stack) service(name string, args ...string) (string, error) {
+// for its ready file; it returns its URL and process.
+func (s *stack) service(name string, args ...string) (string, *proc, error) {
 	ready := filepath.Join(s.dir, strings.ReplaceAll(name, " ", "-")+".url")
 	args = append([]string{"serve"}, append(args, "--ready-file", ready, "--log-level", "warn")...)
+	pprof := ""
+	if s.profile {
+		port, err := freePort()
+		if err != nil {
+			return "", nil, err
+		}
+		pprof = "127.0.0.1:" + strconv.Itoa(port)
+		args = append(args, "--pprof", pprof)
+	}
 	p, err := s.start(name, s.ref, args...)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	p.pprof = pprof
 	deadline := time.Now().Add(startTimeout)
 	for {
 		if b, err := os.ReadFile(ready); err == nil && len(b) > 0 {
 			url := strings.TrimSpace(string(b))
-			return url, p.waitHTTP(url + "/")
+			return url, p, p.waitHTTP(url + "/")
 		}
 		select {
 		case <-p.done:
-			return "", fmt.Errorf("%s exited at start (%s): %s", name, p.cmd.ProcessState, p.tail())
+			return "", nil, fmt.Errorf("%s exited at start (%s): %s", name, p.cmd.ProcessState, p.tail())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("%s was not ready within %s: %s", name, startTimeout, p.tail())
+			return "", nil, fmt.Errorf("%s was not ready within %s: %s", name, startTimeout, p.tail())
 		}
 	}
 }

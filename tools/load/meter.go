@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// meter runs the measurements and keeps the figures.
+type meter struct {
+	d       time.Duration // of a figure's subject in all, split over its rounds
+	rounds  int
+	conns   int
+	ctx     context.Context
+	figures []figure
+	// profiler is set with -profile.
+	profiler *profiler
+}
+
+// comparison is one figure to measure: a subject against its baseline.
+type comparison struct {
+	name   string
+	target string // e.g. ">= 0.50"; empty for a figure given for context
+	min    float64
+	base   started
+	subj   started
+	// anchor is another project's figure in the same run (nginx): without
+	// it the run still measured everything it promised.
+	anchor bool
+}
+
+// figure is one line of the report: a ratio, or why there is none.
+type figure struct {
+	comparison
+	ratio  float64 // the median of the rounds' ratios; < 0 for a check (note)
+	lo, hi float64 // the lowest and highest round
+	rps    float64 // the subject's median req/s
+	err    error
+}
+
+// compare measures c and records its figure.
+func (m *meter) compare(c comparison) {
+	f := figure{comparison: c}
+	var ratios, rps []float64
+	ratios, rps, f.err = m.roundsOf(c)
+	if f.err == nil {
+		f.ratio, f.lo, f.hi = median(ratios), slices.Min(ratios), slices.Max(ratios)
+		f.rps = median(rps)
+	}
+	m.figures = append(m.figures, f)
+}
+
+// roundsOf drives baseline, subject, baseline, ... and gives each round's
+// ratio to the mean of the baseline runs on either side of it. A failed
+// setup or run gives no ratio at all.
+func (m *meter) roundsOf(c comparison) (ratios, rps []float64, err error) {
+	switch {
+	case c.base.err != nil:
+		return nil, nil, fmt.Errorf("the baseline failed: %w", c.base.err)
+	case c.subj.err != nil:
+		return nil, nil, c.subj.err
+	}
+	per := m.d / time.Duration(m.rounds)
+	run := func(t target) (result, error) {
+		if err := m.ctx.Err(); err != nil {
+			return result{}, err
+		}
+		r := drive(t, m.conns, per)
+		return r, r.err()
+	}
+	m.profiler.during(time.Duration(2*m.rounds+1)*(per+warmUp), c.subj.t.profiled, func() {
+		var before result
+		if before, err = run(c.base.t); err != nil {
+			err = fmt.Errorf("the baseline failed: %w", err)
+			return
+		}
+		for range m.rounds {
+			var s, after result
+			if s, err = run(c.subj.t); err != nil {
+				return
+			}
+			if after, err = run(c.base.t); err != nil {
+				err = fmt.Errorf("the baseline failed: %w", err)
+				return
+			}
+			ratios = append(ratios, s.rps/((before.rps+after.rps)/2))
+			rps = append(rps, s.rps)
+			before = after
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ratios, rps, nil
+}
+
+// median of a non-empty list.
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// note records a line that is not a ratio (the commit check).
+func (m *meter) note(name string, err error) {
+	m.figures = append(m.figures, figure{comparison: comparison{name: name}, err: err, ratio: -1})
+}
+
+// report prints the figures; it fails when one was not measured or misses
+// its target.
+func (m *meter) report() int {
+	code := 0
+	fmt.Println()
+	for _, f := range m.figures {
+		switch {
+		case f.err != nil && f.anchor:
+			fmt.Printf("%-62s NO ANCHOR: %v\n", f.name, f.err)
+		case f.err != nil:
+			code = 1
+			fmt.Printf("%-62s NOT MEASURED: %v\n", f.name, f.err)
+		case f.ratio < 0:
+			fmt.Printf("%-62s ok\n", f.name)
+		default:
+			verdict := ""
+			if f.target != "" {
+				verdict = "target " + f.target
+				if f.ratio < f.min {
+					verdict += "  BELOW TARGET"
+				}
+			}
+			fmt.Printf("%-62s %5.2f  (%.2f-%.2f)  %6.0f req/s  %s\n", f.name, f.ratio, f.lo, f.hi, f.rps, verdict)
+		}
+	}
+	return code
+}
