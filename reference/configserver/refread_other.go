@@ -1,0 +1,5 @@
+//go:build !linux
+
+package configserver
+
+func newRefReader() refReader { return osRefReader{} }
