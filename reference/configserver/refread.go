@@ -9,8 +9,13 @@ import (
 	"strings"
 )
 
-// osRefReader reads ref files through package os: the portable reader, and
-// the one the faster readers are tested against.
+// newRefReader is the reader of a local repository's refs.
+func newRefReader() refReader { return osRefReader{} }
+
+// osRefReader reads ref files through package os. A reader of raw system
+// calls (getdents, openat on reused buffers) was tried: once concurrent
+// requests share a check (coalesce.go) it made no difference the load
+// figure could show, for 300 lines and package unsafe.
 type osRefReader struct{}
 
 func (r osRefReader) loose(t []byte, dir, rel string) ([]byte, error) {

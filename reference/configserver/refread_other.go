@@ -1,5 +1,0 @@
-//go:build !linux
-
-package configserver
-
-func newRefReader() refReader { return osRefReader{} }
