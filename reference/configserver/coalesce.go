@@ -2,6 +2,7 @@ package configserver
 
 import (
 	"context"
+	"runtime"
 	"sync"
 )
 
@@ -44,10 +45,15 @@ func (c *coalescer) do(ctx context.Context) error {
 
 // lead waits for the previous run to finish, then runs r. It does not depend
 // on any caller's context: other callers may be waiting for the same run.
+// Before r starts it yields once, so that callers that are ready to run
+// (under load, requests already read) join r rather than each start the
+// next run: the run starts later, still after all of them arrived. Without
+// it a run served one or two requests under load.
 func (c *coalescer) lead(r, prev *round) {
 	if prev != nil {
 		<-prev.done
 	}
+	runtime.Gosched()
 	c.mu.Lock()
 	c.pending, c.running = nil, r
 	c.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
 
@@ -25,16 +27,27 @@ type propertySource struct {
 
 // environment fetches, resolves the label and collects the sources.
 func (s *Server) environment(ctx context.Context, q query) (*environment, error) {
-	if err := s.mirror.sync(ctx); err != nil {
-		return nil, err
-	}
-	commit, err := s.mirror.resolve(q.label)
+	commit, err := s.commit(ctx, q.label)
 	if err != nil {
 		return nil, err
 	}
+	return s.environmentAt(commit, q)
+}
+
+// commit fetches and resolves the label.
+func (s *Server) commit(ctx context.Context, label string) (plumbing.Hash, error) {
+	if err := s.mirror.sync(ctx); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.mirror.resolve(label)
+}
+
+// environmentAt collects the sources of a commit.
+func (s *Server) environmentAt(commit plumbing.Hash, q query) (*environment, error) {
 	key := environmentKey{commit: commit, app: q.app, profiles: strings.Join(q.profiles, ",")}
 	sources, ok := s.environments.Get(key, lru.Never)
 	if !ok {
+		var err error
 		if sources, err = s.loadSources(key); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
+	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -77,6 +78,20 @@ func TestUnchangedRepositoryServedFromCache(t *testing.T) {
 	getEnv(t, s, "/app/default")
 	if n := s.parses.Load(); n != 3 {
 		t.Fatalf("after changing one file: %d parses, want 3", n)
+	}
+}
+
+// An answer already encoded is served without collecting the environment
+// again: with the other caches emptied, nothing is parsed.
+func TestCachedAnswerIsServedWithoutItsEnvironment(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: v\n"})
+	s := newServer(t, Options{URI: o.dir})
+	first := get(s, "/app/default").Body.String()
+	s.environments = lru.New[environmentKey, []propertySource](environmentCacheSize)
+	s.files = lru.New[plumbing.Hash, parsedFile](fileCacheSize)
+	parses := s.parses.Load()
+	if again := get(s, "/app/default").Body.String(); again != first || s.parses.Load() != parses {
+		t.Fatalf("the cached answer was rebuilt: %d parses, %q then %q", s.parses.Load()-parses, first, again)
 	}
 }
 

@@ -25,20 +25,43 @@ type refMap = map[plumbing.ReferenceName]plumbing.Hash
 // opened afresh for each copy: go-git loads a repository's pack indexes
 // once, so an open repository would not see packs pushed later.
 type source struct {
-	path string
+	path  string
+	files *refScanner
 }
 
-// refs lists the source's branches and tags, mapped as fetched; an empty
-// map for a repository without any. A path that holds no repository (any
-// more) is an error, so that the mirror keeps what it has.
-func (s *source) refs() (refMap, error) {
-	if dir, err := gitDir(s.path); err == nil {
-		refs, err := readRefFiles(dir)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", s.path, err)
-		}
-		return refs, nil
+func newSource(path string) *source {
+	return &source{path: path, files: newRefScanner(path, newRefReader())}
+}
+
+// read lists the source's branches and tags, mapped as fetched; an empty
+// map for a repository without any. unchanged (with no refs) means its ref
+// files hold the bytes remembered for known: its refs are *known. A path
+// that holds no repository (any more) is an error, so that the mirror
+// keeps what it has.
+func (s *source) read(known *refMap) (refs refMap, unchanged bool, err error) {
+	err = s.files.scan()
+	if errors.Is(err, errNoGitDir) {
+		refs, err = s.repoRefs()
+		return refs, false, err
 	}
+	if err == nil && s.files.unchanged(known) {
+		return nil, true, nil
+	}
+	if err == nil {
+		refs, err = s.files.refs()
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", s.path, err)
+	}
+	return refs, false, nil
+}
+
+// remember marks the last reading as that of known.
+func (s *source) remember(known *refMap) { s.files.remember(known) }
+
+// repoRefs reads the refs through go-git, for a layout the scanner does
+// not know.
+func (s *source) repoRefs() (refMap, error) {
 	repo, err := s.open()
 	if err != nil {
 		return nil, err
@@ -67,25 +90,34 @@ func (s *source) open() (*git.Repository, error) {
 // objects they need first. A request that arrives after a commit reads the
 // commit's ref itself, so it is served the commit.
 func (m *mirror) syncLocal() error {
-	refs, err := m.source.refs()
-	if err != nil {
+	known := m.known.Load()
+	refs, unchanged, err := m.source.read(known)
+	switch {
+	case err != nil || unchanged:
 		return err
-	}
-	if len(refs) == 0 { // an empty repository: nothing to serve yet, nothing failed
+	case len(refs) == 0: // an empty repository: nothing to serve yet, nothing failed
 		m.hasCopy.Store(true)
 		return nil
-	}
-	if maps.Equal(refs, *m.known.Load()) {
+	case maps.Equal(refs, *known):
+		m.source.remember(known)
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	// Read again under the lock: refs read before it may be older than
-	// those another request applied meanwhile, and must not replace them.
-	if refs, err = m.source.refs(); err != nil {
+	return m.applyLocal()
+}
+
+// applyLocal reads the refs again under mu, since refs read before it may
+// be older than those another request applied meanwhile and must not
+// replace them, then copies what they need and sets them.
+func (m *mirror) applyLocal() error {
+	known := m.known.Load()
+	refs, unchanged, err := m.source.read(known)
+	switch {
+	case err != nil || unchanged || len(refs) == 0:
 		return err
-	}
-	if len(refs) == 0 || maps.Equal(refs, *m.known.Load()) {
+	case maps.Equal(refs, *known):
+		m.source.remember(known)
 		return nil
 	}
 	src, err := m.source.open()
@@ -101,6 +133,7 @@ func (m *mirror) syncLocal() error {
 	if err := m.setRefs(refs); err != nil {
 		return err
 	}
+	m.source.remember(m.known.Load())
 	m.hasCopy.Store(true)
 	return nil
 }

@@ -119,7 +119,7 @@ func holdsCommits(repo *git.Repository) bool {
 // full or abbreviated commit id, the order Spring uses.
 func (m *mirror) resolve(label string) (plumbing.Hash, error) {
 	known := *m.known.Load()
-	if h, ok := known[plumbing.NewRemoteReferenceName(remoteName, label)]; ok {
+	if h, ok := branch(known, label); ok {
 		return h, nil
 	}
 	m.mu.Lock()
@@ -135,6 +135,15 @@ func (m *mirror) resolve(label string) (plumbing.Hash, error) {
 		}
 	}
 	return plumbing.ZeroHash, &noSuchLabelError{label: label}
+}
+
+// branch looks the branch label up in known. Not NewRemoteReferenceName,
+// which formats with fmt.Sprintf: this runs for every request.
+func branch(known refMap, label string) (plumbing.Hash, bool) {
+	var buf [128]byte
+	name := append(append(buf[:0], "refs/remotes/"+remoteName+"/"...), label...)
+	h, ok := known[plumbing.ReferenceName(name)]
+	return h, ok
 }
 
 // peel follows annotated tags (possibly nested) to the commit they name.

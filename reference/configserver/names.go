@@ -91,7 +91,7 @@ func badPath(name string) string {
 	if strings.HasPrefix(name, "/") {
 		return "an absolute path is not allowed"
 	}
-	for _, c := range strings.Split(name, "/") {
+	for c := range strings.SplitSeq(name, "/") { // no slice: this runs for every request
 		switch c {
 		case "":
 			return "an empty path component is not allowed"

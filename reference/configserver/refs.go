@@ -3,9 +3,9 @@ package configserver
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
-	"io"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,32 +29,91 @@ func gitDir(path string) (string, error) {
 	return "", errNoGitDir
 }
 
-// readRefFiles reads the branches and tags of a git directory from its
-// files: packed-refs, then the loose refs under refs/heads and refs/tags,
-// which win. It is what go-git's References does for these refs, without
-// resolving every path component for symbolic links, which made the
-// freshness check the largest cost of a request.
-func readRefFiles(dir string) (refMap, error) {
-	refs := refMap{}
-	if err := readPackedRefs(filepath.Join(dir, "packed-refs"), refs); err != nil {
-		return nil, err
-	}
-	for _, sub := range []string{"refs/heads", "refs/tags"} {
-		if err := readLooseRefs(dir, sub, refs); err != nil {
-			return nil, err
+// A reading of the ref files is kept as records of the bytes read, so that
+// the next reading can be compared with it byte for byte:
+//
+//	'L' name NUL len(1 byte) content          a loose ref (name refs/heads/...)
+//	'P' len(8 bytes, little endian) content   packed-refs
+//
+// The refs are a function of these bytes alone, so equal readings hold
+// equal refs.
+const (
+	recLoose  = 'L'
+	recPacked = 'P'
+	// maxRefFile is how much of a loose ref is read: a hash and a newline
+	// fit, and a longer file is no hash.
+	maxRefFile = 128
+)
+
+// appendLoose records the loose ref dir/base; content is at most
+// maxRefFile bytes.
+func appendLoose[S ~string | ~[]byte](t []byte, dir, base S, content []byte) []byte {
+	t = append(t, recLoose)
+	t = append(t, dir...)
+	t = append(t, '/')
+	t = append(t, base...)
+	t = append(t, 0, byte(len(content)))
+	return append(t, content...)
+}
+
+// beginPacked starts a packed-refs record whose content the caller appends;
+// endPacked fills in its length.
+func beginPacked(t []byte) ([]byte, int) {
+	return append(t, recPacked, 0, 0, 0, 0, 0, 0, 0, 0), len(t)
+}
+
+func endPacked(t []byte, start int) []byte {
+	binary.LittleEndian.PutUint64(t[start+1:], uint64(len(t)-start-9))
+	return t
+}
+
+// parseRefs turns a reading into the mirror's refs; loose refs win over
+// packed ones, as in git.
+func parseRefs(t []byte) (refMap, error) {
+	refs, loose := refMap{}, refMap{}
+	for len(t) > 0 {
+		kind, name, content, rest, ok := nextRecord(t)
+		if !ok {
+			break
 		}
+		if kind == recPacked {
+			if err := parsePackedRefs(content, refs); err != nil {
+				return nil, err
+			}
+		} else if hash := strings.TrimSpace(string(content)); plumbing.IsHash(hash) { // else a symbolic ref
+			addRef(loose, plumbing.ReferenceName(name), plumbing.NewHash(hash))
+		}
+		t = rest
 	}
+	maps.Copy(refs, loose)
 	return refs, nil
 }
 
-func readPackedRefs(path string, refs refMap) error {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+// nextRecord splits the first record off a reading; ok is false for
+// anything it does not understand, rather than a panic.
+func nextRecord(t []byte) (kind byte, name, content, rest []byte, ok bool) {
+	switch t[0] {
+	case recLoose:
+		i := bytes.IndexByte(t, 0)
+		if i < 0 || i+1 >= len(t) || i+2+int(t[i+1]) > len(t) {
+			return 0, nil, nil, nil, false
+		}
+		end := i + 2 + int(t[i+1])
+		return recLoose, t[1:i], t[i+2 : end], t[end:], true
+	case recPacked:
+		if len(t) < 9 {
+			return 0, nil, nil, nil, false
+		}
+		n := binary.LittleEndian.Uint64(t[1:9])
+		if n > uint64(len(t)-9) {
+			return 0, nil, nil, nil, false
+		}
+		return recPacked, nil, t[9 : 9+n], t[9+n:], true
 	}
-	if err != nil {
-		return err
-	}
+	return 0, nil, nil, nil, false
+}
+
+func parsePackedRefs(b []byte, refs refMap) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := sc.Text()
@@ -67,58 +126,6 @@ func readPackedRefs(path string, refs refMap) error {
 		}
 	}
 	return sc.Err()
-}
-
-// readLooseRefs reads the refs under dir/sub, recursively; a missing
-// directory holds no refs. Lock files of a ref being written are not refs:
-// git renames them into place. Each file is opened and read once, with as
-// few system calls as can be: this runs for every request.
-func readLooseRefs(dir, sub string, refs refMap) error {
-	entries, err := os.ReadDir(filepath.Join(dir, sub))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var buf [128]byte
-	for _, e := range entries {
-		name := sub + "/" + e.Name()
-		switch {
-		case e.IsDir():
-			if err := readLooseRefs(dir, name, refs); err != nil {
-				return err
-			}
-		case strings.HasSuffix(name, ".lock"):
-		default:
-			hash, err := readRefFile(filepath.Join(dir, name), buf[:])
-			if err != nil {
-				return err
-			}
-			if plumbing.IsHash(hash) { // else a symbolic ref
-				addRef(refs, plumbing.ReferenceName(name), plumbing.NewHash(hash))
-			}
-		}
-	}
-	return nil
-}
-
-// readRefFile returns the content of a loose ref, trimmed; a file deleted
-// meanwhile is empty.
-func readRefFile(path string, buf []byte) (string, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", err
-	}
-	return strings.TrimSpace(string(buf[:n])), nil
 }
 
 // addRef records a branch or tag under the name the mirror gives it.
@@ -134,7 +141,7 @@ func addRef(refs refMap, name plumbing.ReferenceName, h plumbing.Hash) {
 }
 
 // repoRefs reads the refs through go-git: for repositories whose layout
-// readRefFiles does not know (a .git file pointing elsewhere).
+// the ref scanner does not know (a .git file pointing elsewhere).
 func repoRefs(repo *git.Repository) (refMap, error) {
 	iter, err := repo.References()
 	if err != nil {

@@ -137,7 +137,7 @@ func (s *Server) openMirror(opts Options, remote string) (*mirror, error) {
 	}
 	m.fetches.fn = m.fetch
 	if isLocal(opts.URI) {
-		m.source = &source{path: remote}
+		m.source = newSource(remote)
 		m.fetches.fn = m.syncLocal
 	}
 	refs := m.localRefs()
