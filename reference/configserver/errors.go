@@ -84,7 +84,12 @@ type errorBody struct {
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
-	if status >= 500 {
+	switch {
+	case status >= 500 && r.Context().Err() != nil:
+		// The caller went away (a load generator stopping, a client
+		// timing out): nothing failed that an operator must look at.
+		s.log.Debug("caller went away", "path", r.URL.EscapedPath(), "status", status, "err", err)
+	case status >= 500:
 		s.log.Error("request failed", "path", r.URL.EscapedPath(), "status", status, "err", err)
 	}
 	writeJSON(w, status, errorBody{

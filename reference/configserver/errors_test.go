@@ -1,11 +1,16 @@
 package configserver
 
 import (
+	"context"
+	"log/slog"
+
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
 
 func TestBrokenFilesAnswer500NamingFileAndLine(t *testing.T) {
@@ -131,5 +136,23 @@ func TestNonASCIINamesAreDecoded(t *testing.T) {
 	}
 	if rec := get(s, "/caf%C3/default"); rec.Code != http.StatusBadRequest {
 		t.Fatalf("invalid UTF-8: %d", rec.Code)
+	}
+}
+
+// A failure is logged as an error, unless the caller went away: a load
+// generator stopping, or a client timing out, is nothing to look at.
+func TestFailuresOfCallersGoneAreNotLoggedAsErrors(t *testing.T) {
+	o := newOrigin(t, map[string]string{"broken.yml": "b: [unclosed\n"})
+	var logs syncbuf.Buffer
+	s := newServer(t, Options{URI: o.dir, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, http.MethodGet, "http://config.test/broken/default", nil))
+	if rec.Code < 500 || strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "caller went away") {
+		t.Fatalf("caller gone: %d, logs:\n%s", rec.Code, logs.String())
+	}
+	if rec := get(s, "/broken/default"); rec.Code != 500 || !strings.Contains(logs.String(), `level=ERROR msg="request failed"`) {
+		t.Fatalf("caller waiting: %d, logs:\n%s", rec.Code, logs.String())
 	}
 }
