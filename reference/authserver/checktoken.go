@@ -69,10 +69,11 @@ func basicChallenge(w http.ResponseWriter, description string) {
 
 // authenticateClient checks HTTP Basic client credentials. They are tried as
 // sent and, when different, form-decoded: Spring's resource servers send
-// them raw, uaac and RFC 6749 clients form-encode them.
+// them raw, uaac and RFC 6749 clients form-encode them. The client is the
+// store's shared decoding: read it, never change it.
 func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*clientRecord, bool) {
 	try := func(id, secret string) (*clientRecord, bool) {
-		c, ok := s.store.client(id)
+		c, ok := s.store.sharedClient(id)
 		if !ok || c.public() || s.hasher.Compare(ctx, c.SecretHash, []byte(secret)) != nil {
 			return nil, false
 		}

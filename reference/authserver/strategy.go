@@ -9,6 +9,8 @@ import (
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/handler/oauth2"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // maxTokenBytes bounds what is worth parsing as a token; ours are ~1 KiB.
@@ -26,6 +28,7 @@ type tokenStrategy struct {
 	accessTTL time.Duration
 	now       func() time.Time // check_token's clock; tests move it
 	verified  verifiedTokens
+	revSigs   *revSigMemo
 }
 
 var _ oauth2.CoreStrategy = (*tokenStrategy)(nil)
@@ -178,17 +181,17 @@ func (v *verifiedTokens) add(raw string, c *accessClaims) {
 }
 
 // currentRevSig recomputes the rev_sig of the token's client and user as
-// they are now; "" (never equal to a real one) when either is gone.
+// they are now; "" (never equal to a real one) when either is gone or
+// cannot be read.
 func (t *tokenStrategy) currentRevSig(c *accessClaims) string {
-	client, ok := t.store.client(c.ClientID)
-	if !ok {
+	var sig string
+	err := t.store.view(func(tx kv.Tx) error {
+		sig = t.revSigs.current(tx, t.store, c.ClientID, c.UserID)
+		return nil
+	})
+	if err != nil {
+		t.store.readFailed("rev_sig", err)
 		return ""
 	}
-	var u *userRecord
-	if c.UserID != "" {
-		if u, ok = t.store.user(c.UserID); !ok {
-			return ""
-		}
-	}
-	return revSig(client, u)
+	return sig
 }
