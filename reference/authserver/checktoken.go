@@ -25,7 +25,7 @@ func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
 	if !s.resourceClient(w, r) {
 		return
 	}
-	raw := r.PostFormValue("token")
+	raw, scopes := checkTokenForm(r)
 	if raw == "" {
 		writeError(w, http.StatusBadRequest, "invalid_token", "Token parameter must be set")
 		return
@@ -35,7 +35,7 @@ func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_token", err.Error())
 		return
 	}
-	if missing := missingScopes(claims.Scope, r.PostFormValue("scopes")); len(missing) > 0 {
+	if missing := missingScopes(claims.Scope, scopes); len(missing) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
 		return
 	}
