@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // checkTokenResult is the answer of check_token (spec 2.2): the token's
@@ -30,16 +32,20 @@ func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_token", "Token parameter must be set")
 		return
 	}
-	claims, err := s.tokens.inspect(raw)
+	v, err := s.tokens.inspectVerified(raw)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_token", err.Error())
 		return
 	}
-	if missing := missingScopes(claims.Scope, scopes); len(missing) > 0 {
+	if missing := missingScopes(v.claims.Scope, scopes); len(missing) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
 		return
 	}
-	writeJSON(w, http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
+	if v.answer == nil {
+		writeJSON(w, http.StatusOK, checkTokenResult{accessClaims: v.claims, Revocable: true})
+		return
+	}
+	httpx.WriteBody(w, http.StatusOK, jsonType, v.answer)
 }
 
 // resourceClient authenticates the caller of check_token: 401 without

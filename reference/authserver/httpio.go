@@ -20,13 +20,16 @@ type apiError struct {
 	Scope       string `json:"scope,omitempty"` // insufficient_scope: the scope needed
 }
 
+// jsonType is the content type of every JSON answer, as UAA writes it.
+const jsonType = "application/json;charset=UTF-8"
+
 // writeJSON answers v as UAA does: application/json;charset=UTF-8.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := httpx.EncodeJSON(v)
 	if err != nil { // only our own types are written; this is a bug
 		status, body = http.StatusInternalServerError, []byte(`{"error":"server_error"}`+"\n")
 	}
-	httpx.WriteBody(w, status, "application/json;charset=UTF-8", body)
+	httpx.WriteBody(w, status, jsonType, body)
 }
 
 func writeError(w http.ResponseWriter, status int, code, description string) {
