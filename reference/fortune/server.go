@@ -97,7 +97,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method_not_allowed", Description: r.Method + " is not supported; use GET"})
 		return
 	}
-	s.log.Debug("fortune", "client_id", info.ClientID, "user_name", info.UserName)
+	if s.log.Enabled(r.Context(), slog.LevelDebug) { // the arguments cost an allocation even when not logged
+		s.log.Debug("fortune", "client_id", info.ClientID, "user_name", info.UserName)
+	}
 	writeFortune(w, s.fortunes.pick())
 }
 
