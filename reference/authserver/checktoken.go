@@ -41,11 +41,14 @@ func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
 		return
 	}
-	if v.answer == nil {
-		writeJSON(w, http.StatusOK, checkTokenResult{accessClaims: v.claims, Revocable: true})
-		return
-	}
-	httpx.WriteBody(w, http.StatusOK, jsonType, v.answer)
+	httpx.WriteBody(w, v.status, jsonType, v.answer)
+}
+
+// encodeCheckTokenAnswer is check_token's answer for a valid token with
+// claims, as writeJSON would write it: status and body. verifiedTokens
+// keeps it with the claims.
+func encodeCheckTokenAnswer(claims *accessClaims) (int, []byte) {
+	return encodeJSON(http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
 }
 
 // resourceClient authenticates the caller of check_token: 401 without

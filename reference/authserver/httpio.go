@@ -25,11 +25,18 @@ const jsonType = "application/json;charset=UTF-8"
 
 // writeJSON answers v as UAA does: application/json;charset=UTF-8.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := httpx.EncodeJSON(v)
-	if err != nil { // only our own types are written; this is a bug
-		status, body = http.StatusInternalServerError, []byte(`{"error":"server_error"}`+"\n")
-	}
+	status, body := encodeJSON(status, v)
 	httpx.WriteBody(w, status, jsonType, body)
+}
+
+// encodeJSON is the status and body of an answer of v: a 500 when v cannot
+// be encoded (only our own types are written; that is a bug).
+func encodeJSON(status int, v any) (int, []byte) {
+	body, err := httpx.EncodeJSON(v)
+	if err != nil {
+		return http.StatusInternalServerError, []byte(`{"error":"server_error"}` + "\n")
+	}
+	return status, body
 }
 
 func writeError(w http.ResponseWriter, status int, code, description string) {

@@ -11,7 +11,6 @@ import (
 	"github.com/ory/fosite/handler/oauth2"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
-	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // maxTokenBytes bounds what is worth parsing as a token; ours are ~1 KiB.
@@ -182,15 +181,14 @@ type verifiedTokens struct {
 // them was half of check_token's time once the store reads were memoized.
 type verifiedToken struct {
 	claims accessClaims
-	answer []byte // the JSON of checkTokenResult; nil when it cannot be encoded
+	status int    // of check_token's answer: 200, or 500 if it could not be encoded
+	answer []byte // its body
 }
 
 func newVerifiedToken(c *accessClaims) *verifiedToken {
-	answer, err := httpx.EncodeJSON(checkTokenResult{accessClaims: *c, Revocable: true})
-	if err != nil {
-		answer = nil // checkToken encodes it again, and answers the error
-	}
-	return &verifiedToken{claims: *c, answer: answer}
+	v := &verifiedToken{claims: *c}
+	v.status, v.answer = encodeCheckTokenAnswer(c)
+	return v
 }
 
 func (v *verifiedTokens) get(raw string) (*verifiedToken, bool) {
