@@ -162,7 +162,8 @@ func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
 	return v, nil
 }
 
-// maxVerifiedTokens bounds verifiedTokens (about 2 KiB per entry).
+// maxVerifiedTokens bounds verifiedTokens (about 3 KiB per entry: the token,
+// its claims, check_token's answer).
 const maxVerifiedTokens = 4096
 
 // verifiedTokens remembers the claims of tokens whose signature verified: a

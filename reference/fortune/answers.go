@@ -11,6 +11,11 @@ import (
 // maxDecodedAnswers bounds decodedAnswers; the least recently used goes first.
 const maxDecodedAnswers = 1024
 
+// maxDecodedAnswerBytes bounds the answers decodedAnswers keeps (check_token's
+// are about 1 KiB), so that it holds at most 4 MiB whatever a server answers;
+// a larger answer is decoded every time.
+const maxDecodedAnswerBytes = 4 << 10
+
 // decodedAnswers remembers the decodings of check_token's last answers by
 // their bytes. Without a cache the service still asks about every token
 // on every request, and uses the answer it gets; only the decoding of an
@@ -43,6 +48,8 @@ func (d *decodedAnswers) decode(body []byte) (*tokenInfo, error) {
 	if err := json.Unmarshal(body, info); err != nil {
 		return nil, err
 	}
-	d.cache.Add(key, decodedAnswer{body: body, info: info}, lru.Never)
+	if len(body) <= maxDecodedAnswerBytes {
+		d.cache.Add(key, decodedAnswer{body: body, info: info}, lru.Never)
+	}
 	return info, nil
 }

@@ -43,6 +43,21 @@ func TestDecodedAnswers(t *testing.T) {
 	}
 }
 
+// An answer larger than check_token's ever are is decoded, not kept.
+func TestDecodedAnswersKeepsNoLargeAnswer(t *testing.T) {
+	d := newDecodedAnswers()
+	pad := strings.Repeat(" ", maxDecodedAnswerBytes)
+	for _, body := range []string{`{"scope":["fortunes.read"]}` + pad[:maxDecodedAnswerBytes-27], `{"scope":["fortunes.read"]}` + pad} {
+		info, err := d.decode([]byte(body))
+		if err != nil || !info.hasScope(RequiredScope) {
+			t.Fatalf("%d bytes: %+v %v", len(body), info, err)
+		}
+	}
+	if n := d.cache.Len(); n != 1 {
+		t.Errorf("%d answers kept, want 1 (the one of %d bytes)", n, maxDecodedAnswerBytes)
+	}
+}
+
 // A remembered answer costs no decoding.
 func TestDecodedAnswersHitAllocatesNothing(t *testing.T) {
 	d := newDecodedAnswers()
