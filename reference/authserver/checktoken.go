@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // checkTokenResult is the answer of check_token (spec 2.2): the token's
@@ -25,21 +27,28 @@ func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
 	if !s.resourceClient(w, r) {
 		return
 	}
-	raw := r.PostFormValue("token")
+	raw, scopes := checkTokenForm(r)
 	if raw == "" {
 		writeError(w, http.StatusBadRequest, "invalid_token", "Token parameter must be set")
 		return
 	}
-	claims, err := s.tokens.inspect(raw)
+	v, err := s.tokens.inspectVerified(raw)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_token", err.Error())
 		return
 	}
-	if missing := missingScopes(claims.Scope, r.PostFormValue("scopes")); len(missing) > 0 {
+	if missing := missingScopes(v.claims.Scope, scopes); len(missing) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
 		return
 	}
-	writeJSON(w, http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
+	httpx.WriteBody(w, v.status, jsonType, v.answer)
+}
+
+// encodeCheckTokenAnswer is check_token's answer for a valid token with
+// claims, as writeJSON would write it: status and body. verifiedTokens
+// keeps it with the claims.
+func encodeCheckTokenAnswer(claims *accessClaims) (int, []byte) {
+	return encodeJSON(http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
 }
 
 // resourceClient authenticates the caller of check_token: 401 without
@@ -69,10 +78,11 @@ func basicChallenge(w http.ResponseWriter, description string) {
 
 // authenticateClient checks HTTP Basic client credentials. They are tried as
 // sent and, when different, form-decoded: Spring's resource servers send
-// them raw, uaac and RFC 6749 clients form-encode them.
+// them raw, uaac and RFC 6749 clients form-encode them. The client is the
+// store's shared decoding: read it, never change it.
 func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*clientRecord, bool) {
 	try := func(id, secret string) (*clientRecord, bool) {
-		c, ok := s.store.client(id)
+		c, ok := s.store.sharedClient(id)
 		if !ok || c.public() || s.hasher.Compare(ctx, c.SecretHash, []byte(secret)) != nil {
 			return nil, false
 		}

@@ -1,12 +1,13 @@
 package authserver
 
 import (
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"net/http"
 	"net/url"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // TestCheckTokenFields checks every field of spec 2.2, its JSON type and
@@ -212,4 +213,29 @@ func toStrings(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// check_token's answer is encoded once per token: each token still gets its
+// own, and only while it is valid.
+func TestCheckTokenAnswersEachTokenItsOwn(t *testing.T) {
+	ts := newTestServer(t)
+	a, b := userTokens(t, ts, "openid"), userTokens(t, ts, "openid fortunes.read")
+	for range 2 {
+		for _, tk := range []tokens{a, b} {
+			r := checkToken(t, ts, tk.AccessToken)
+			if r.status != http.StatusOK || r.json(t)["jti"] != tk.JTI {
+				t.Fatalf("want the answer of %s: %d %s", tk.JTI, r.status, r.body)
+			}
+			if again := checkToken(t, ts, tk.AccessToken); again.body != r.body {
+				t.Fatalf("two answers for one token:\n%s\n%s", r.body, again.body)
+			}
+		}
+	}
+	if r := post(t, ts, "/oauth/revoke", "greeting:greeting-secret", url.Values{"token": {a.AccessToken}}); r.status != http.StatusOK {
+		t.Fatalf("revoke: %d %s", r.status, r.body)
+	}
+	assertRevoked(t, ts, a.AccessToken)
+	if r := checkToken(t, ts, b.AccessToken); r.status != http.StatusOK {
+		t.Fatalf("the other token: %d %s", r.status, r.body)
+	}
 }

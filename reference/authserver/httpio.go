@@ -20,13 +20,23 @@ type apiError struct {
 	Scope       string `json:"scope,omitempty"` // insufficient_scope: the scope needed
 }
 
+// jsonType is the content type of every JSON answer, as UAA writes it.
+const jsonType = "application/json;charset=UTF-8"
+
 // writeJSON answers v as UAA does: application/json;charset=UTF-8.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	status, body := encodeJSON(status, v)
+	httpx.WriteBody(w, status, jsonType, body)
+}
+
+// encodeJSON is the status and body of an answer of v: a 500 when v cannot
+// be encoded (only our own types are written; that is a bug).
+func encodeJSON(status int, v any) (int, []byte) {
 	body, err := httpx.EncodeJSON(v)
-	if err != nil { // only our own types are written; this is a bug
-		status, body = http.StatusInternalServerError, []byte(`{"error":"server_error"}`+"\n")
+	if err != nil {
+		return http.StatusInternalServerError, []byte(`{"error":"server_error"}` + "\n")
 	}
-	httpx.WriteBody(w, status, "application/json;charset=UTF-8", body)
+	return status, body
 }
 
 func writeError(w http.ResponseWriter, status int, code, description string) {
@@ -51,7 +61,7 @@ func limitBody(w http.ResponseWriter, r *http.Request) bool {
 		tooLarge(w)
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	body, err := readBody(r.Body, r.ContentLength)
 	_ = r.Body.Close()
 	switch {
 	case err != nil:
@@ -61,9 +71,54 @@ func limitBody(w http.ResponseWriter, r *http.Request) bool {
 		tooLarge(w)
 		return false
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = newBufferedBody(body)
 	r.ContentLength = int64(len(body))
 	return true
+}
+
+// readBody reads body to its end, or to one byte past maxBodyBytes. Its
+// buffer has the size the request announced (one byte more, to see the
+// end), so a body with a Content-Length costs one allocation, where
+// io.ReadAll grows from 512 bytes.
+func readBody(body io.Reader, size int64) ([]byte, error) {
+	if size < 0 {
+		size = 512
+	}
+	b := make([]byte, 0, size+1)
+	for len(b) <= maxBodyBytes {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// bufferedBody is a request body that limitBody read in full: handlers read
+// it as any body, and checkTokenForm parses its bytes in place.
+type bufferedBody struct {
+	bytes.Reader
+	raw []byte
+}
+
+func newBufferedBody(b []byte) *bufferedBody {
+	bb := &bufferedBody{raw: b}
+	bb.Reset(b)
+	return bb
+}
+
+func (*bufferedBody) Close() error { return nil }
+
+// unread returns the bytes of the body when nothing of it was read yet.
+func (b *bufferedBody) unread() ([]byte, bool) {
+	return b.raw, b.Len() == len(b.raw)
 }
 
 func tooLarge(w http.ResponseWriter) {

@@ -17,11 +17,12 @@ const maxMemoized = 4096
 // still read from the store each time, and decoded again whenever its bytes
 // differ from the ones remembered: a replica's write is seen at the next
 // read, as without the memo. Only json.Unmarshal is saved, a third of the
-// authorization server's time under check_token load. copy, when set, gives
-// each caller a value of its own (slices included), so callers may still
-// change what they get.
+// authorization server's time under check_token load.
+//
+// A decoding is shared by every caller and never changed: a new one
+// replaces it when the bytes change. Callers that change what they get
+// copy it first (store.client).
 type decodeMemo[T any] struct {
-	copy  func(T) T
 	cache *lru.Cache[memoKey, memoized[T]]
 }
 
@@ -29,31 +30,28 @@ type memoKey struct{ bucket, key string }
 
 type memoized[T any] struct {
 	raw []byte
-	v   T
+	v   *T
 }
 
-func newDecodeMemo[T any](copy func(T) T) *decodeMemo[T] {
-	return &decodeMemo[T]{copy: copy, cache: lru.New[memoKey, memoized[T]](maxMemoized)}
+func newDecodeMemo[T any]() *decodeMemo[T] {
+	return &decodeMemo[T]{cache: lru.New[memoKey, memoized[T]](maxMemoized)}
 }
 
-// get decodes key of bucket into out, as getJSON does.
-func (d *decodeMemo[T]) get(tx kv.Tx, bucket, key string, out *T) (bool, error) {
-	raw, ok, err := tx.Get(bucket, key)
+// get decodes key of bucket, as getJSON does, into a value shared by every
+// caller: read it, never change it.
+func (d *decodeMemo[T]) get(tx kv.Tx, bucket, key string) (*T, bool, error) {
+	raw, ok, err := tx.Borrow(bucket, key)
 	if err != nil || !ok {
-		return false, err
+		return nil, false, err
 	}
 	k := memoKey{bucket, key}
-	e, hit := d.cache.Get(k, lru.Never)
-	if !hit || !bytes.Equal(e.raw, raw) {
-		if err := json.Unmarshal(raw, &e.v); err != nil {
-			return false, fmt.Errorf("%s %q: %w", bucket, key, err)
-		}
-		e.raw = bytes.Clone(raw)
-		d.cache.Add(k, e, lru.Never)
+	if e, hit := d.cache.Get(k, lru.Never); hit && bytes.Equal(e.raw, raw) {
+		return e.v, true, nil
 	}
-	*out = e.v
-	if d.copy != nil {
-		*out = d.copy(e.v)
+	v := new(T)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, false, fmt.Errorf("%s %q: %w", bucket, key, err)
 	}
-	return true, nil
+	d.cache.Add(k, memoized[T]{raw: bytes.Clone(raw), v: v}, lru.Never)
+	return v, true, nil
 }

@@ -1,6 +1,7 @@
 package authserver
 
 import (
+	"context"
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
@@ -50,5 +51,59 @@ func TestTokenStateMemoSeesRevocation(t *testing.T) {
 	}
 	if found, active, _ := s.access.state("sig"); !found || active {
 		t.Fatalf("a revoked token is still active (found=%v)", found)
+	}
+}
+
+// A shared decoding is never changed: a write gives later readers a new
+// one, and an earlier reader keeps what it read.
+func TestSharedClientIsNeverChangedInPlace(t *testing.T) {
+	db := kv.NewMemory()
+	s, replica := newStore(db, nil), newStore(db, nil)
+	c := &clientRecord{ID: "app", SecretHash: []byte("h1"), Authorities: []string{"a1", "b1"}}
+	if err := s.createClient(c); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.sharedClient("app")
+	c.SecretHash, c.Authorities = []byte("h2"), []string{"a2", "b2"}
+	if err := replica.putClient(c); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.sharedClient("app")
+	if string(after.SecretHash) != "h2" || after.Authorities[0] != "a2" {
+		t.Fatalf("the replica's write is not read: %+v", after)
+	}
+	if string(before.SecretHash) != "h1" || before.Authorities[0] != "a1" || before.Authorities[1] != "b1" {
+		t.Fatalf("a reader's decoding changed under it: %+v", before)
+	}
+}
+
+// deadlineStore is a kv.Store outside this process, as PostgreSQL is: it
+// notes whether each transaction had a deadline.
+type deadlineStore struct {
+	*kv.Memory
+	withDeadline, without int
+}
+
+func (d *deadlineStore) View(ctx context.Context, fn func(kv.Tx) error) error {
+	if _, ok := ctx.Deadline(); ok {
+		d.withDeadline++
+	} else {
+		d.without++
+	}
+	return d.Memory.View(ctx, fn)
+}
+
+// A database's transactions are bounded by storeTimeout; those of a store in
+// this process, which ignores the context, cost no timer.
+func TestStoreTransactionDeadlines(t *testing.T) {
+	remote := &deadlineStore{Memory: kv.NewMemory()}
+	newStore(remote, nil).sharedClient("app")
+	if remote.withDeadline != 1 || remote.without != 0 {
+		t.Errorf("a database's read: %d with a deadline, %d without; want 1, 0", remote.withDeadline, remote.without)
+	}
+	local := newStore(kv.NewMemory(), nil)
+	read := func(kv.Tx) error { return nil }
+	if n := testing.AllocsPerRun(100, func() { _ = local.view(read) }); n != 0 {
+		t.Errorf("%v allocations per view of a memory store, want 0", n)
 	}
 }

@@ -8,19 +8,21 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // store holds every record of the server in a kv.Store (memory, a bbolt file
 // or PostgreSQL), behind fosite's storage interfaces (store_fosite.go) and
 // the provisioning API's needs. Nothing is cached in the process: replicas
 // sharing one PostgreSQL see each other's writes at once. Records are JSON;
-// every read returns a fresh copy, so callers may change what they get (the
-// clients, read on every check_token call, go through a memo of their
-// decoding: memo.go).
+// every read returns a fresh copy, so callers may change what they get,
+// except the shared reads of check_token's hot path (sharedClient, the
+// memos of memo.go), which are read only.
 type store struct {
 	db      kv.Store
+	local   bool // kv.InProcess(db): transactions need no deadline
 	log     *slog.Logger
 	clients *decodeMemo[clientRecord]
 
@@ -43,7 +45,7 @@ const (
 )
 
 func newStore(db kv.Store, log *slog.Logger) *store {
-	s := &store{db: db, log: orDiscard(log), clients: newDecodeMemo(clientRecord.clone)}
+	s := &store{db: db, local: kv.InProcess(db), log: orDiscard(log), clients: newDecodeMemo[clientRecord]()}
 	s.codes = newTokenTable(s, "codes", fosite.AuthorizeCode)
 	s.pkce = newTokenTable(s, "pkce", fosite.AuthorizeCode)
 	s.oidc = newTokenTable(s, "oidc", fosite.AuthorizeCode)
@@ -56,15 +58,25 @@ func newStore(db kv.Store, log *slog.Logger) *store {
 // tied to a request's lifetime (a client that goes away must not leave a
 // half-done grant).
 func (s *store) update(fn func(kv.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := s.txContext()
 	defer cancel()
 	return s.db.Update(ctx, fn)
 }
 
 func (s *store) view(fn func(kv.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := s.txContext()
 	defer cancel()
 	return s.db.View(ctx, fn)
+}
+
+// txContext bounds a transaction of a database by storeTimeout. A store in
+// this process ignores the context: the deadline's timer would be a third
+// of the allocations of a view, and check_token makes several.
+func (s *store) txContext() (context.Context, context.CancelFunc) {
+	if s.local {
+		return context.Background(), func() {}
+	}
+	return context.WithTimeout(context.Background(), storeTimeout)
 }
 
 const storeTimeout = 10 * time.Second

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // clientRecord is a client registration, as UAA's /oauth/clients has it.
@@ -66,11 +67,24 @@ func (s *store) putClient(c *clientRecord) error {
 	return s.update(func(tx kv.Tx) error { return putJSON(tx, bucketClients, c.ID, c) })
 }
 
+// client returns a copy of the client that the caller may change.
 func (s *store) client(id string) (*clientRecord, bool) {
-	c := new(clientRecord)
+	shared, ok := s.sharedClient(id)
+	if !ok {
+		return nil, false
+	}
+	c := shared.clone()
+	return &c, true
+}
+
+// sharedClient returns the client as the memo of its decoding holds it,
+// without client's copy: read it, never change it. check_token
+// authenticates its caller with it on every call.
+func (s *store) sharedClient(id string) (*clientRecord, bool) {
+	var c *clientRecord
 	var ok bool
 	err := s.view(func(tx kv.Tx) (err error) {
-		ok, err = s.clients.get(tx, bucketClients, id, c)
+		c, ok, err = s.clients.get(tx, bucketClients, id)
 		return err
 	})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/handler/oauth2"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // maxTokenBytes bounds what is worth parsing as a token; ours are ~1 KiB.
@@ -26,6 +28,7 @@ type tokenStrategy struct {
 	accessTTL time.Duration
 	now       func() time.Time // check_token's clock; tests move it
 	verified  verifiedTokens
+	revSigs   *revSigMemo
 }
 
 var _ oauth2.CoreStrategy = (*tokenStrategy)(nil)
@@ -122,16 +125,28 @@ func grantTypeOf(r fosite.Requester) string {
 // UAA's order: not ours (or not an access token at all), expired, revoked
 // (by revocation or because its rev_sig no longer matches).
 func (t *tokenStrategy) inspect(raw string) (*accessClaims, error) {
-	c, ok := t.verified.get(raw)
+	v, err := t.inspectVerified(raw)
+	if v == nil {
+		return nil, err
+	}
+	return &v.claims, err
+}
+
+// inspectVerified is inspect with the entry of verifiedTokens, which holds
+// check_token's answer too.
+func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
+	v, ok := t.verified.get(raw)
 	if !ok {
-		c = new(accessClaims)
+		c := new(accessClaims)
 		if raw == "" || len(raw) > maxTokenBytes || t.keys.verify(raw, c) != nil {
 			return nil, errTokenUnknown
 		}
-		t.verified.add(raw, c)
+		v = newVerifiedToken(c)
+		t.verified.add(raw, v)
 	}
+	c := &v.claims
 	if t.now().Unix() >= c.Exp {
-		return c, errTokenExpired
+		return v, errTokenExpired
 	}
 	found, active, err := t.store.access.state(jwtSignature(raw))
 	if err != nil {
@@ -142,53 +157,69 @@ func (t *tokenStrategy) inspect(raw string) (*accessClaims, error) {
 		return nil, errTokenUnknown
 	}
 	if !active || c.RevSig != t.currentRevSig(c) {
-		return c, errTokenRevoked
+		return v, errTokenRevoked
 	}
-	return c, nil
+	return v, nil
 }
 
-// maxVerifiedTokens bounds verifiedTokens (about 1 KiB per entry).
+// maxVerifiedTokens bounds verifiedTokens (about 3 KiB per entry: the token,
+// its claims, check_token's answer).
 const maxVerifiedTokens = 4096
 
 // verifiedTokens remembers the claims of tokens whose signature verified: a
 // resource server checks the same token on every request, and the RSA
 // verification costs more than all the rest of check_token. An entry is
 // found by the whole token, so only that exact token gets its claims back;
-// expiry, revocation and rev_sig are still checked on every call. The claims
-// are shared: read them, never change them.
+// expiry, revocation and rev_sig are still checked on every call. The
+// entries are shared: read them, never change them.
 type verifiedTokens struct {
 	mu sync.Mutex
-	m  map[string]*accessClaims
+	m  map[string]*verifiedToken
 }
 
-func (v *verifiedTokens) get(raw string) (*accessClaims, bool) {
+// verifiedToken is the claims of a verified token and check_token's answer
+// for them, encoded once: the claims of a token never change, and encoding
+// them was half of check_token's time once the store reads were memoized.
+type verifiedToken struct {
+	claims accessClaims
+	status int    // of check_token's answer: 200, or 500 if it could not be encoded
+	answer []byte // its body
+}
+
+func newVerifiedToken(c *accessClaims) *verifiedToken {
+	v := &verifiedToken{claims: *c}
+	v.status, v.answer = encodeCheckTokenAnswer(c)
+	return v
+}
+
+func (v *verifiedTokens) get(raw string) (*verifiedToken, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	c, ok := v.m[raw]
-	return c, ok
+	e, ok := v.m[raw]
+	return e, ok
 }
 
-func (v *verifiedTokens) add(raw string, c *accessClaims) {
+func (v *verifiedTokens) add(raw string, e *verifiedToken) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.m == nil || len(v.m) >= maxVerifiedTokens {
-		v.m = make(map[string]*accessClaims) // dropping all is cheap and keeps the bound
+		v.m = make(map[string]*verifiedToken) // dropping all is cheap and keeps the bound
 	}
-	v.m[raw] = c
+	v.m[raw] = e
 }
 
 // currentRevSig recomputes the rev_sig of the token's client and user as
-// they are now; "" (never equal to a real one) when either is gone.
+// they are now; "" (never equal to a real one) when either is gone or
+// cannot be read.
 func (t *tokenStrategy) currentRevSig(c *accessClaims) string {
-	client, ok := t.store.client(c.ClientID)
-	if !ok {
+	var sig string
+	err := t.store.view(func(tx kv.Tx) error {
+		sig = t.revSigs.current(tx, t.store, c.ClientID, c.UserID)
+		return nil
+	})
+	if err != nil {
+		t.store.readFailed("rev_sig", err)
 		return ""
 	}
-	var u *userRecord
-	if c.UserID != "" {
-		if u, ok = t.store.user(c.UserID); !ok {
-			return ""
-		}
-	}
-	return revSig(client, u)
+	return sig
 }

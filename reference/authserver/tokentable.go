@@ -8,8 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/ory/fosite"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // tokenTable holds one kind of fosite request (codes, PKCE or OpenID
@@ -58,7 +59,7 @@ type storedRequest struct {
 const minSweepWrites = 1024
 
 func newTokenTable(s *store, bucket string, kind fosite.TokenType) *tokenTable {
-	return &tokenTable{s: s, bucket: bucket, index: bucket + "-req", kind: kind, states: newDecodeMemo[entryState](nil)}
+	return &tokenTable{s: s, bucket: bucket, index: bucket + "-req", kind: kind, states: newDecodeMemo[entryState]()}
 }
 
 var errForeignRequest = errors.New("authserver: a request without a session or client of this server")
@@ -153,12 +154,12 @@ func (t *tokenTable) get(sig string) (req *fosite.Request, active, ok bool, err 
 
 // state reports whether sig is known and still active.
 func (t *tokenTable) state(sig string) (found, active bool, err error) {
-	var e entryState
-	err = t.s.view(func(tx kv.Tx) (err error) {
-		found, err = t.states.get(tx, t.bucket, sig, &e)
+	err = t.s.view(func(tx kv.Tx) error {
+		e, ok, err := t.states.get(tx, t.bucket, sig)
+		found, active = ok, ok && e.Active
 		return err
 	})
-	return found, found && e.Active, err
+	return found, active, err
 }
 
 // deactivate marks sig used; it reports whether sig was known and active.

@@ -2,6 +2,7 @@ package fortune
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +22,19 @@ const maxAnswerBytes = 64 << 10
 // client's credentials in HTTP Basic. They are sent as they are, not
 // form-encoded: UAA's resource servers (Spring's RemoteTokenServices) do so.
 type checkTokenValidator struct {
-	endpoint         endpoint
-	clientID, secret string
-	client           *http.Client
-	timeout          time.Duration
+	endpoint      endpoint
+	clientID      string
+	authorization string // the Basic credentials, encoded once
+	client        *http.Client
+	timeout       time.Duration
+	answers       *decodedAnswers
+}
+
+func newCheckTokenValidator(opts Options, endpoint endpoint) *checkTokenValidator {
+	return &checkTokenValidator{
+		endpoint: endpoint, clientID: opts.ClientID, authorization: basicAuthorization(opts.ClientID, opts.ClientSecret),
+		client: opts.HTTPClient, timeout: opts.Timeout, answers: newDecodedAnswers(),
+	}
 }
 
 func (v *checkTokenValidator) validate(ctx context.Context, token string) (*tokenInfo, error) {
@@ -38,11 +48,11 @@ func (v *checkTokenValidator) validate(ctx context.Context, token string) (*toke
 	}
 	switch status {
 	case http.StatusOK:
-		var info tokenInfo
-		if err := json.Unmarshal(body, &info); err != nil {
+		info, err := v.answers.decode(body)
+		if err != nil {
 			return nil, &unavailableError{fmt.Errorf("check_token answered 200 with a body that is no token check result: %w", err)}
 		}
-		return &info, nil
+		return info, nil
 	case http.StatusBadRequest:
 		return nil, badRequestAnswer(body)
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -51,33 +61,67 @@ func (v *checkTokenValidator) validate(ctx context.Context, token string) (*toke
 	return nil, &unavailableError{fmt.Errorf("check_token answered %d", status)}
 }
 
-// post sends the token and reads the answer.
+// post sends the token and reads the answer. The form is built by hand:
+// url.Values{"token": {token}}.Encode() is the same string, with a map, a
+// slice and a sort on every request.
 func (v *checkTokenValidator) post(ctx context.Context, target, token string) (int, []byte, error) {
-	return postForm(ctx, v.client, v.timeout, target, url.Values{"token": {token}}, v.clientID, v.secret)
+	return postForm(ctx, v.client, v.timeout, target, "token="+url.QueryEscape(token), v.authorization)
 }
 
-// postForm posts a form to the authorization server with HTTP Basic credentials, within timeout, and reads
-// at most maxAnswerBytes of the answer: the one call check_token and introspection both make.
-func postForm(ctx context.Context, client *http.Client, timeout time.Duration, target string, form url.Values, user, password string) (int, []byte, error) {
+// basicAuthorization is the Authorization header of HTTP Basic
+// credentials, as http.Request.SetBasicAuth writes it.
+func basicAuthorization(user, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
+}
+
+// postForm posts an encoded form to the authorization server with the Authorization header given, within
+// timeout, and reads at most maxAnswerBytes of the answer: the one call check_token and introspection both
+// make.
+func postForm(ctx context.Context, client *http.Client, timeout time.Duration, target, form, authorization string) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(form))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth(user, password)
+	req.Header.Set("Authorization", authorization)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	body, err := readAnswer(resp.Body, resp.ContentLength)
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading the answer of %s: %w", target, err)
 	}
 	return resp.StatusCode, body, nil
+}
+
+// readAnswer reads body to its end, keeping at most maxAnswerBytes, as
+// io.ReadAll(io.LimitReader(body, maxAnswerBytes)) does, but into one
+// buffer of the announced size (one byte more, to see the end) where
+// io.ReadAll grows from 512 bytes.
+func readAnswer(body io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size >= maxAnswerBytes {
+		size = 512
+	}
+	b := make([]byte, 0, size+1)
+	for len(b) < maxAnswerBytes {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := body.Read(b[len(b):min(cap(b), maxAnswerBytes)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // badRequestAnswer reads a 400 of check_token: invalid_token is a refused

@@ -25,6 +25,9 @@ func TestFortuneForAValidToken(t *testing.T) {
 	if got := f.as.Calls("/check_token"); got != 5 {
 		t.Errorf("%d calls to check_token, want one per request (5)", got)
 	}
+	if logs := f.logs.String(); !strings.Contains(logs, "msg=fortune client_id=greeting user_name=marissa") {
+		t.Errorf("no debug log of whose token it was:\n%s", logs)
+	}
 }
 
 func TestFortunesDiffer(t *testing.T) {

@@ -18,11 +18,21 @@ import (
 // an "exp" in the past is refused too, should a server answer active for
 // an expired token.
 type introspectionValidator struct {
-	endpoint         endpoint
-	clientID, secret string
-	client           *http.Client
-	timeout          time.Duration
-	now              func() time.Time
+	endpoint      endpoint
+	clientID      string
+	authorization string // the Basic credentials, form-encoded then encoded, once
+	client        *http.Client
+	timeout       time.Duration
+	now           func() time.Time
+}
+
+func newIntrospectionValidator(opts Options, endpoint endpoint, now func() time.Time) *introspectionValidator {
+	// RFC 6749 2.3.1: a client's id and secret are form-encoded before Basic.
+	return &introspectionValidator{
+		endpoint: endpoint, clientID: opts.ClientID,
+		authorization: basicAuthorization(url.QueryEscape(opts.ClientID), url.QueryEscape(opts.ClientSecret)),
+		client:        opts.HTTPClient, timeout: opts.Timeout, now: now,
+	}
 }
 
 // introspection is the part of an RFC 7662 answer looked at. UserName is
@@ -83,6 +93,5 @@ func (v *introspectionValidator) validate(ctx context.Context, token string) (*t
 
 func (v *introspectionValidator) post(ctx context.Context, target, token string) (int, []byte, error) {
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	// RFC 6749 2.3.1: a client's id and secret are form-encoded before Basic.
-	return postForm(ctx, v.client, v.timeout, target, form, url.QueryEscape(v.clientID), url.QueryEscape(v.secret))
+	return postForm(ctx, v.client, v.timeout, target, form.Encode(), v.authorization)
 }

@@ -51,17 +51,11 @@ func newValidator(opts Options, now func() time.Time) (validator, []endpoint) {
 		return newVerifiedCache(&jwtValidator{keys: keys, issuer: issuer, now: now}, jwtCacheSize, now), []endpoint{jwks, issuer}
 	case ValidateIntrospection:
 		introspect := e.get(opts.IntrospectionURL, "introspection_endpoint")
-		v = &introspectionValidator{
-			endpoint: introspect, clientID: opts.ClientID, secret: opts.ClientSecret,
-			client: opts.HTTPClient, timeout: opts.Timeout, now: now,
-		}
+		v = newIntrospectionValidator(opts, introspect, now)
 		needs = []endpoint{introspect}
 	default:
 		checkToken := e.get(opts.CheckTokenURL, "check_token_endpoint")
-		v = &checkTokenValidator{
-			endpoint: checkToken, clientID: opts.ClientID, secret: opts.ClientSecret,
-			client: opts.HTTPClient, timeout: opts.Timeout,
-		}
+		v = newCheckTokenValidator(opts, checkToken)
 		needs = []endpoint{checkToken}
 	}
 	if opts.CacheSize > 0 {
@@ -103,7 +97,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method_not_allowed", Description: r.Method + " is not supported; use GET"})
 		return
 	}
-	s.log.Debug("fortune", "client_id", info.ClientID, "user_name", info.UserName)
+	if s.log.Enabled(r.Context(), slog.LevelDebug) { // the arguments cost an allocation even when not logged
+		s.log.Debug("fortune", "client_id", info.ClientID, "user_name", info.UserName)
+	}
 	writeFortune(w, s.fortunes.pick())
 }
 

@@ -1,6 +1,7 @@
 package fortune
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,23 +28,31 @@ func (t *tokenInfo) hasScope(scope string) bool { return slices.Contains(t.Scope
 // A string is split at spaces: no scope or audience holds one.
 type stringList []string
 
+// UnmarshalJSON decodes an array as one at once: trying it as a string
+// first, to fail, cost as much as decoding it (UAA's scope and aud are
+// arrays).
 func (l *stringList) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*l = nil
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
+	if v := bytes.TrimLeft(b, " \t\r\n"); len(v) == 0 || v[0] != '[' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return errNotStringList
+		}
 		*l = strings.Fields(s)
 		return nil
 	}
 	var a []string
 	if err := json.Unmarshal(b, &a); err != nil {
-		return errors.New("want a string or an array of strings")
+		return errNotStringList
 	}
 	*l = a
 	return nil
 }
+
+var errNotStringList = errors.New("want a string or an array of strings")
 
 // validator decides whether a token is valid. It returns a *refusal for a
 // token it refuses, and an *unavailableError when it cannot tell.

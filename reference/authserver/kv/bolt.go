@@ -84,15 +84,17 @@ func (b *Bolt) Update(_ context.Context, fn func(Tx) error) error {
 type boltTx struct{ tx *bolt.Tx }
 
 func (t boltTx) Get(bucket, key string) ([]byte, bool, error) {
+	v, ok, err := t.Borrow(bucket, key)
+	return slices.Clone(v), ok, err // v is only valid during the transaction
+}
+
+func (t boltTx) Borrow(bucket, key string) ([]byte, bool, error) {
 	bk := t.tx.Bucket([]byte(bucket))
 	if bk == nil {
 		return nil, false, nil
 	}
 	v := bk.Get([]byte(key))
-	if v == nil {
-		return nil, false, nil
-	}
-	return slices.Clone(v), true, nil // v is only valid during the transaction
+	return v, v != nil, nil
 }
 
 func (t boltTx) Put(bucket, key string, value []byte) error {

@@ -38,6 +38,10 @@ type Store interface {
 type Tx interface {
 	// Get returns the value of key in bucket; ok is false when absent.
 	Get(bucket, key string) (value []byte, ok bool, err error)
+	// Borrow is Get without Get's copy, for reads on every request that
+	// only compare or decode the value: it is the store's own, valid until
+	// the transaction ends, and must not be changed.
+	Borrow(bucket, key string) (value []byte, ok bool, err error)
 	// Put sets key to value (not empty); only in Update.
 	Put(bucket, key string, value []byte) error
 	// Delete removes key (absent is not an error); only in Update.
@@ -46,6 +50,17 @@ type Tx interface {
 	// byte order of the keys. fn must not write to the transaction; collect
 	// keys and write after Scan returns.
 	Scan(bucket, prefix string, fn func(key string, value []byte) error) error
+}
+
+// InProcess reports whether s keeps its data in this process (Memory, Bolt):
+// its transactions wait on no network and ignore their context, so callers
+// need not pay for a deadline on every read.
+func InProcess(s Store) bool {
+	switch s.(type) {
+	case *Memory, *Bolt:
+		return true
+	}
+	return false
 }
 
 // ErrReadOnly is returned by writes in a View transaction.

@@ -81,6 +81,15 @@ func TestContract(t *testing.T) {
 					if _, ok, _ := tx.Get("other", "k"); ok {
 						return errors.New("buckets are not separate")
 					}
+					if b, ok, err := tx.Borrow("b", "k"); err != nil || !ok || string(b) != "v1" {
+						return fmt.Errorf("borrow: %q %v %v", b, ok, err)
+					}
+					if b, ok, err := tx.Borrow("b", "absent"); err != nil || ok || b != nil {
+						return fmt.Errorf("borrow of an absent key: %q %v %v", b, ok, err)
+					}
+					if _, ok, _ := tx.Borrow("other", "k"); ok {
+						return errors.New("borrow: buckets are not separate")
+					}
 					if err := tx.Put("b", "x", []byte("y")); err == nil {
 						return errors.New("a write in View passed")
 					}

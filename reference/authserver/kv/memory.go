@@ -19,10 +19,12 @@ func NewMemory() *Memory { return &Memory{buckets: make(map[string]map[string][]
 func (m *Memory) String() string { return "memory" }
 func (m *Memory) Close() error   { return nil }
 
+// View runs fn with a memView: one pointer, so making it a Tx allocates
+// nothing (check_token reads the store several times a request).
 func (m *Memory) View(_ context.Context, fn func(Tx) error) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return fn(&memTx{m: m})
+	return fn(memView{m})
 }
 
 // Update holds the write lock for the whole transaction and undoes its
@@ -57,9 +59,12 @@ type undo struct {
 	had         bool
 }
 
-func (t *memTx) Get(bucket, key string) ([]byte, bool, error) {
-	v, ok := t.m.buckets[bucket][key]
-	return slices.Clone(v), ok, nil
+func (t *memTx) Get(bucket, key string) ([]byte, bool, error) { return memView{t.m}.Get(bucket, key) }
+
+// Borrow returns the stored slice itself: Put stores a copy and never
+// changes a stored slice, so it stays as it is even after the transaction.
+func (t *memTx) Borrow(bucket, key string) ([]byte, bool, error) {
+	return memView{t.m}.Borrow(bucket, key)
 }
 
 func (t *memTx) Put(bucket, key string, value []byte) error {
@@ -95,7 +100,27 @@ func (t *memTx) Delete(bucket, key string) error {
 }
 
 func (t *memTx) Scan(bucket, prefix string, fn func(string, []byte) error) error {
-	b := t.m.buckets[bucket]
+	return memView{t.m}.Scan(bucket, prefix, fn)
+}
+
+// memView is a read-only transaction of a Memory; the lock is held by View.
+type memView struct{ m *Memory }
+
+func (v memView) Get(bucket, key string) ([]byte, bool, error) {
+	val, ok := v.m.buckets[bucket][key]
+	return slices.Clone(val), ok, nil
+}
+
+func (v memView) Borrow(bucket, key string) ([]byte, bool, error) {
+	val, ok := v.m.buckets[bucket][key]
+	return val, ok, nil
+}
+
+func (memView) Put(string, string, []byte) error { return ErrReadOnly }
+func (memView) Delete(string, string) error      { return ErrReadOnly }
+
+func (v memView) Scan(bucket, prefix string, fn func(string, []byte) error) error {
+	b := v.m.buckets[bucket]
 	keys := make([]string, 0, len(b))
 	for k := range b {
 		if strings.HasPrefix(k, prefix) {

@@ -112,6 +112,9 @@ func (t *pgTx) Get(bucket, key string) ([]byte, bool, error) {
 	return v, true, nil
 }
 
+// Borrow is Get: every value read is a fresh copy anyway.
+func (t *pgTx) Borrow(bucket, key string) ([]byte, bool, error) { return t.Get(bucket, key) }
+
 func (t *pgTx) Put(bucket, key string, value []byte) error {
 	if !t.writable {
 		return ErrReadOnly
