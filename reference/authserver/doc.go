@@ -26,7 +26,8 @@
 // array). Redirect URIs match exactly, as fosite does (a loopback redirect may
 // use any port, RFC 8252); wildcards are refused at registration.
 //
-// Everything lives in memory: users, groups, clients, approvals, codes and
-// tokens are lost at restart, and so is the signing key unless
-// Options.SigningKey is given.
+// Users, groups, clients, approvals, codes, tokens, revocations and the
+// signing keys live in Options.Store (package kv: memory, a bbolt file, or
+// PostgreSQL shared by replicas). Without one they live in this process's
+// memory and are lost at restart.
 package authserver
