@@ -23,9 +23,13 @@ func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
 	var cs []comparison
 	if gw {
 		ng := s.nginx(up, upErr)
+		netHTTP := s.probe("probe on net/http", netHTTPProbeCommand, up, upErr)
+		raw := s.probe("probe without net/http", rawProbeCommand, up, upErr)
 		plain, mem, red := gateways(s, up, upErr)
 		cs = append(cs,
 			comparison{name: "nginx (1 worker), plain reverse proxy ÷ upstream direct", subj: ng, anchor: true},
+			comparison{name: "Go probe on net/http's server, bare proxy ÷ upstream direct", subj: netHTTP, anchor: true},
+			comparison{name: "Go probe without net/http, bare proxy ÷ upstream direct", subj: raw, anchor: true},
 			comparison{name: "gateway, route without a policy ÷ upstream direct", target: ">= 0.50", min: 0.50, subj: plain},
 			comparison{name: "gateway, Global policy in memory ÷ upstream direct", subj: mem},
 			comparison{name: "gateway, Global policy in Redis ÷ upstream direct", target: ">= 0.45", min: 0.45, subj: red},

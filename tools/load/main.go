@@ -33,8 +33,13 @@ import (
 const fixedBodyCommand = "fixed-body"
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == fixedBodyCommand {
-		os.Exit(serveFixedBody(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case fixedBodyCommand:
+			os.Exit(serveFixedBody(os.Args[2:]))
+		case netHTTPProbeCommand, rawProbeCommand:
+			os.Exit(serveProbe(os.Args[1], os.Args[2:]))
+		}
 	}
 	d := flag.Duration("d", 5*time.Second, "duration of each measurement")
 	conns := flag.Int("c", 32, "keep-alive connections driving each service")

@@ -177,6 +177,15 @@ func (s *stack) service(name string, args ...string) (string, *proc, error) {
 
 // fixedBody starts this program again as the fixed-body baseline server.
 func (s *stack) fixedBody(name, bodyFile string) (string, error) {
+	if bodyFile != "" {
+		return s.self(name, fixedBodyCommand, "-body", bodyFile)
+	}
+	return s.self(name, fixedBodyCommand)
+}
+
+// self starts this program again as a server (command args -addr ADDR) on
+// a free port and returns its URL once it answers.
+func (s *stack) self(name, command string, args ...string) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", err
@@ -186,11 +195,7 @@ func (s *stack) fixedBody(name, bodyFile string) (string, error) {
 		return "", err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	args := []string{fixedBodyCommand, "-addr", addr}
-	if bodyFile != "" {
-		args = append(args, "-body", bodyFile)
-	}
-	p, err := s.start(name, self, args...)
+	p, err := s.start(name, self, append([]string{command, "-addr", addr}, args...)...)
 	if err != nil {
 		return "", err
 	}
