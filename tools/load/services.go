@@ -42,7 +42,7 @@ type proc struct {
 // start runs a program; its output goes to a log file in the stack's
 // directory, shown when it does not start.
 func (s *stack) start(name, program string, args ...string) (*proc, error) {
-	logPath := filepath.Join(s.dir, strings.ReplaceAll(name, " ", "-")+".log")
+	logPath := filepath.Join(s.dir, slug(name)+".log")
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func freePort() (int, error) {
 // service starts the reference binary's service with --port 0 and waits
 // for its ready file; it returns its URL and process.
 func (s *stack) service(name string, args ...string) (string, *proc, error) {
-	ready := filepath.Join(s.dir, strings.ReplaceAll(name, " ", "-")+".url")
+	ready := filepath.Join(s.dir, slug(name)+".url")
 	args = append([]string{"serve"}, append(args, "--ready-file", ready, "--log-level", "warn")...)
 	pprof := ""
 	if s.profile {
