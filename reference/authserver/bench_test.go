@@ -1,6 +1,8 @@
 package authserver
 
 import (
+	"github.com/fortune-tck/fortune-tck/internal/cpubench"
+
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -69,8 +71,7 @@ func BenchmarkCodeExchange(b *testing.B) {
 func benchPost(b *testing.B, h http.Handler, path string, basic bool, form string, next func() string) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
-	defer func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }()
+	defer cpubench.Report(b)()
 	for b.Loop() {
 		if next != nil {
 			b.StopTimer()

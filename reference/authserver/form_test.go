@@ -152,18 +152,3 @@ func TestLimitBody(t *testing.T) {
 		t.Errorf("a failing body: %d %s", rec.Code, rec.Body)
 	}
 }
-
-// A body with its length is read into one buffer of that length.
-func TestLimitBodyAllocations(t *testing.T) {
-	text := strings.Repeat("x", 4000)
-	body := strings.NewReader(text)
-	n := testing.AllocsPerRun(100, func() {
-		body.Reset(text)
-		if b, err := readBody(body, int64(len(text))); len(b) != len(text) || err != nil {
-			t.Fatalf("%d bytes, %v", len(b), err)
-		}
-	})
-	if n != 1 {
-		t.Errorf("%v allocations, want 1", n)
-	}
-}

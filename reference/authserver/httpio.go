@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -61,7 +60,7 @@ func limitBody(w http.ResponseWriter, r *http.Request) bool {
 		tooLarge(w)
 		return false
 	}
-	body, err := readBody(r.Body, r.ContentLength)
+	body, err := httpx.ReadAll(r.Body, r.ContentLength, maxBodyBytes+1) // one byte past the limit tells a larger body
 	_ = r.Body.Close()
 	switch {
 	case err != nil:
@@ -74,31 +73,6 @@ func limitBody(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = newBufferedBody(body)
 	r.ContentLength = int64(len(body))
 	return true
-}
-
-// readBody reads body to its end, or to one byte past maxBodyBytes. Its
-// buffer has the size the request announced (one byte more, to see the
-// end), so a body with a Content-Length costs one allocation, where
-// io.ReadAll grows from 512 bytes.
-func readBody(body io.Reader, size int64) ([]byte, error) {
-	if size < 0 {
-		size = 512
-	}
-	b := make([]byte, 0, size+1)
-	for len(b) <= maxBodyBytes {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := body.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
 }
 
 // bufferedBody is a request body that limitBody read in full: handlers read

@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/maphash"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
@@ -110,39 +108,6 @@ func FuzzStringList(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(assertStringListAsBefore)
-}
-
-// readAnswer reads what io.ReadAll(io.LimitReader(body, maxAnswerBytes))
-// read, with or without a length, right or wrong.
-func TestReadAnswer(t *testing.T) {
-	for _, n := range []int{0, 1, 800, maxAnswerBytes - 1, maxAnswerBytes, maxAnswerBytes + 1, 3 * maxAnswerBytes} {
-		text := strings.Repeat("x", n)
-		want, _ := io.ReadAll(io.LimitReader(strings.NewReader(text), maxAnswerBytes))
-		for _, size := range []int64{int64(n), -1, 10, int64(2 * n)} {
-			for _, r := range []io.Reader{strings.NewReader(text), iotest.HalfReader(strings.NewReader(text))} {
-				got, err := readAnswer(r, size)
-				if err != nil || string(got) != string(want) {
-					t.Errorf("%d bytes, size %d: read %d, %v; want %d", n, size, len(got), err, len(want))
-				}
-			}
-		}
-	}
-	if _, err := readAnswer(io.MultiReader(strings.NewReader("{"), iotest.ErrReader(errors.New("reset"))), 10); err == nil {
-		t.Error("a failing body read without an error")
-	}
-}
-
-// An answer with its length is read into one buffer of that length.
-func TestReadAnswerAllocations(t *testing.T) {
-	text := strings.Repeat("x", 900)
-	r := strings.NewReader(text)
-	n := testing.AllocsPerRun(100, func() {
-		r.Reset(text)
-		_, _ = readAnswer(r, int64(len(text)))
-	})
-	if n != 1 {
-		t.Errorf("%v allocations, want 1", n)
-	}
 }
 
 // Introspection form-encodes the credentials before HTTP Basic (RFC 6749

@@ -1,6 +1,8 @@
 package fortune
 
 import (
+	"github.com/fortune-tck/fortune-tck/internal/cpubench"
+
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -40,8 +42,7 @@ func BenchmarkFortune(b *testing.B) {
 // disturbs less than ns/op.
 func benchGet(b *testing.B, h http.Handler, token string) {
 	b.ReportAllocs()
-	start := cpuTime()
-	defer func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }()
+	defer cpubench.Report(b)()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		req.Header.Set("Authorization", "Bearer "+token)

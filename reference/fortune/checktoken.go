@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
 // maxAnswerBytes bounds what is read of an answer of the authorization
@@ -92,36 +93,11 @@ func postForm(ctx context.Context, client *http.Client, timeout time.Duration, t
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := readAnswer(resp.Body, resp.ContentLength)
+	body, err := httpx.ReadAll(resp.Body, resp.ContentLength, maxAnswerBytes)
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading the answer of %s: %w", target, err)
 	}
 	return resp.StatusCode, body, nil
-}
-
-// readAnswer reads body to its end, keeping at most maxAnswerBytes, as
-// io.ReadAll(io.LimitReader(body, maxAnswerBytes)) does, but into one
-// buffer of the announced size (one byte more, to see the end) where
-// io.ReadAll grows from 512 bytes.
-func readAnswer(body io.Reader, size int64) ([]byte, error) {
-	if size < 0 || size >= maxAnswerBytes {
-		size = 512
-	}
-	b := make([]byte, 0, size+1)
-	for len(b) < maxAnswerBytes {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := body.Read(b[len(b):min(cap(b), maxAnswerBytes)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
 }
 
 // badRequestAnswer reads a 400 of check_token: invalid_token is a refused

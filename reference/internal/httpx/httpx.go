@@ -6,6 +6,7 @@ package httpx
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -59,4 +60,30 @@ func EncodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// ReadAll reads r to its end, or until it holds limit bytes, into one
+// buffer of the size announced (a Content-Length; one byte more, to see the
+// end): a body of known length costs one allocation, where io.ReadAll grows
+// from 512 bytes. An unknown size (< 0), or one of limit or more, starts at
+// 512 bytes.
+func ReadAll(r io.Reader, size int64, limit int) ([]byte, error) {
+	if size < 0 || size >= int64(limit) {
+		size = 512
+	}
+	b := make([]byte, 0, size+1)
+	for len(b) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):min(cap(b), limit)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }

@@ -2,11 +2,14 @@ package httpx
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestLoggedRecordsTheStatusTheHandlerAnswered(t *testing.T) {
@@ -34,5 +37,41 @@ func TestEncodeJSONKeepsHTMLCharactersAndEndsTheLine(t *testing.T) {
 	}
 	if _, err := EncodeJSON(func() {}); err == nil {
 		t.Error("a value JSON cannot hold encoded without an error")
+	}
+}
+
+// ReadAll reads what io.ReadAll(io.LimitReader(r, limit)) reads, with or
+// without a size, right or wrong.
+func TestReadAll(t *testing.T) {
+	const limit = 4096
+	for _, n := range []int{0, 1, 800, limit - 1, limit, limit + 1, 3 * limit} {
+		text := strings.Repeat("x", n)
+		want, _ := io.ReadAll(io.LimitReader(strings.NewReader(text), limit))
+		for _, size := range []int64{int64(n), -1, 10, int64(2 * n)} {
+			for _, r := range []io.Reader{strings.NewReader(text), iotest.HalfReader(strings.NewReader(text))} {
+				got, err := ReadAll(r, size, limit)
+				if err != nil || string(got) != string(want) {
+					t.Errorf("%d bytes, size %d: read %d, %v; want %d", n, size, len(got), err, len(want))
+				}
+			}
+		}
+	}
+	if _, err := ReadAll(io.MultiReader(strings.NewReader("{"), iotest.ErrReader(errors.New("reset"))), 10, limit); err == nil {
+		t.Error("a failing body read without an error")
+	}
+}
+
+// A body with its size is read into one buffer of that size.
+func TestReadAllAllocations(t *testing.T) {
+	text := strings.Repeat("x", 900)
+	r := strings.NewReader(text)
+	n := testing.AllocsPerRun(100, func() {
+		r.Reset(text)
+		if b, err := ReadAll(r, int64(len(text)), 4096); len(b) != len(text) || err != nil {
+			t.Fatalf("%d bytes, %v", len(b), err)
+		}
+	})
+	if n != 1 {
+		t.Errorf("%v allocations, want 1", n)
 	}
 }
