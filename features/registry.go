@@ -44,9 +44,6 @@ const (
 // Services lists every service a target may declare.
 var Services = []Service{AuthServer, Fortune, Greeting, Gateway, ConfigServer, ConfigApp}
 
-// ServiceNames are the names of Services, as strings, for messages.
-func ServiceNames() []string { return Strings(Services) }
-
 // Area is a folder of feature files: a part of the interface with profiles of its own.
 type Area string
 

@@ -16,7 +16,6 @@ type quoteSource struct {
 	server *http.Server
 	mu     sync.Mutex
 	quotes map[string]string
-	calls  map[string]int
 }
 
 func startQuoteSource(host string) (*quoteSource, error) {
@@ -25,7 +24,7 @@ func startQuoteSource(host string) (*quoteSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the quote source on %s (services.configApp.harnessHost): %w", host, err)
 	}
-	q := &quoteSource{quotes: map[string]string{}, calls: map[string]int{}}
+	q := &quoteSource{quotes: map[string]string{}}
 	q.base = "http://" + l.Addr().String()
 	q.server = &http.Server{Handler: q}
 	go func() { _ = q.server.Serve(l) }()
@@ -41,17 +40,9 @@ func (q *quoteSource) set(path, quote string) {
 	q.quotes[path] = quote
 }
 
-// served counts the requests that reached path.
-func (q *quoteSource) served(path string) int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.calls[path]
-}
-
 func (q *quoteSource) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q.mu.Lock()
 	quote, ok := q.quotes[r.URL.Path]
-	q.calls[r.URL.Path]++
 	q.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	if !ok {

@@ -145,13 +145,6 @@ func (l logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	}
 }
 
-// slogLevel is the --log-level value; logger has validated it.
-func (l logFlags) slogLevel() slog.Level {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(*l.level))
-	return level
-}
-
 // fail reports err and returns its exit code.
 func (c *cli) fail(prefix string, err error) int {
 	fmt.Fprintf(c.stderr, "%s: %v\n", prefix, err)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // The probes are the least a Go reverse proxy can do per request, on
@@ -206,6 +207,6 @@ func (s *stack) probe(name, command, up string, upErr error) started {
 	if upErr != nil {
 		return started{err: fmt.Errorf("no upstream: %w", upErr)}
 	}
-	url, err := s.self(name, command, "-upstream", up[len("http://"):])
+	url, err := s.self(name, command, "-upstream", strings.TrimPrefix(up, "http://"))
 	return started{t: target{url: url + "/", want: http.StatusOK}, err: err}
 }

@@ -74,44 +74,46 @@ func (s *stack) stop() {
 	}
 }
 
-// waitHTTP waits until url answers HTTP (any status), the process exits
-// or startTimeout passes; the error quotes the end of its log.
+// waitHTTP waits until url answers HTTP (any status).
 func (p *proc) waitHTTP(url string) error {
-	deadline := time.Now().Add(startTimeout)
 	client := &http.Client{Timeout: time.Second}
-	for {
+	return p.poll("answering", "answer at "+url, func() error {
 		resp, err := client.Get(url)
 		if err == nil {
 			resp.Body.Close()
-			return nil
 		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("%s exited before answering (%s): %s", p.name, p.cmd.ProcessState, p.tail())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not answer at %s within %s: %v; its log: %s", p.name, url, startTimeout, err, p.tail())
-		}
-	}
+		return err
+	})
 }
 
 // waitTCP is waitHTTP for a server that does not speak HTTP (Redis).
 func (p *proc) waitTCP(addr string) error {
-	deadline := time.Now().Add(startTimeout)
-	for {
+	return p.poll("listening", "listen on "+addr, func() error {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
+		}
+		return err
+	})
+}
+
+// poll tries until try succeeds, the process exits or startTimeout
+// passes; the error names what it was waiting for (before, ready) and
+// quotes the end of the log.
+func (p *proc) poll(before, ready string, try func() error) error {
+	deadline := time.Now().Add(startTimeout)
+	for {
+		err := try()
+		if err == nil {
 			return nil
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s exited before listening (%s): %s", p.name, p.cmd.ProcessState, p.tail())
+			return fmt.Errorf("%s exited before %s (%s): %s", p.name, before, p.cmd.ProcessState, p.tail())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not listen on %s within %s: %s", p.name, addr, startTimeout, p.tail())
+			return fmt.Errorf("%s did not %s within %s: %v; its log: %s", p.name, ready, startTimeout, err, p.tail())
 		}
 	}
 }
@@ -158,21 +160,19 @@ func (s *stack) service(name string, args ...string) (string, *proc, error) {
 		return "", nil, err
 	}
 	p.pprof = pprof
-	deadline := time.Now().Add(startTimeout)
-	for {
-		if b, err := os.ReadFile(ready); err == nil && len(b) > 0 {
-			url := strings.TrimSpace(string(b))
-			return url, p, p.waitHTTP(url + "/")
+	var url string
+	err = p.poll("writing its ready file", "write its ready file "+ready, func() error {
+		b, err := os.ReadFile(ready)
+		if err == nil && len(b) == 0 {
+			err = errors.New("empty")
 		}
-		select {
-		case <-p.done:
-			return "", nil, fmt.Errorf("%s exited at start (%s): %s", name, p.cmd.ProcessState, p.tail())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return "", nil, fmt.Errorf("%s was not ready within %s: %s", name, startTimeout, p.tail())
-		}
+		url = strings.TrimSpace(string(b))
+		return err
+	})
+	if err != nil {
+		return "", nil, err
 	}
+	return url, p, p.waitHTTP(url + "/")
 }
 
 // fixedBody starts this program again as the fixed-body baseline server.
