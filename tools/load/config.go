@@ -47,7 +47,7 @@ func config(s *stack, m *meter) {
 	m.compare(comparison{
 		name: name, target: ">= 0.50", min: 0.50,
 		base: started{t: target{url: mem + "/", want: http.StatusOK}},
-		subj: started{t: target{url: srv + "/app/dev", want: http.StatusOK, profiled: []*proc{srvProc}}},
+		subj: started{t: target{url: srv + "/app/dev", want: http.StatusOK, procs: []*proc{srvProc}}},
 	})
 	m.note(fmt.Sprintf("config server, each of %d commits visible at the very next request", commitChecks), repo.checkCommits(srv))
 }

@@ -66,11 +66,12 @@ func gateways(s *stack, up string, upErr error) (plain, mem, red started) {
 	upAddr := strings.TrimPrefix(up, "http://")
 	plain = s.gateway("gateway (no policy)", upAddr, false, "")
 	mem = s.gateway("gateway (Global in memory)", upAddr, true, "")
-	redisURL, err := s.redis()
+	redisURL, redisProc, err := s.redis()
 	if err != nil {
 		red.err = err
 	} else {
 		red = s.gateway("gateway (Global in Redis)", upAddr, true, redisURL)
+		red.t.procs = append(red.t.procs, redisProc)
 	}
 	return plain, mem, red
 }
@@ -101,10 +102,11 @@ func (s *stack) nginx(up string, upErr error) started {
 		return started{err: err}
 	}
 	p, err := s.start("nginx (anchor)", bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
-	if err == nil {
-		err = p.waitHTTP("http://127.0.0.1:" + strconv.Itoa(port) + "/")
+	if err != nil {
+		return started{err: err}
 	}
-	return started{t: target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", want: http.StatusOK}, err: err}
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	return started{t: target{url: url, want: http.StatusOK, procs: []*proc{p}}, err: p.waitHTTP(url)}
 }
 
 // nginxConf is nginx in the foreground, its files in dir (no root needed).
@@ -125,21 +127,21 @@ http {
 }
 
 // redis starts a Redis server without persistence.
-func (s *stack) redis() (string, error) {
+func (s *stack) redis() (string, *proc, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		return "", fmt.Errorf("redis-server could not start: %w (make deps installs it)", err)
+		return "", nil, fmt.Errorf("redis-server could not start: %w (make deps installs it)", err)
 	}
 	port, err := freePort()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	p, err := s.start("redis-server", bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	return "redis://" + addr + "/0", p.waitTCP(addr)
+	return "redis://" + addr + "/0", p, p.waitTCP(addr)
 }
 
 func (s *stack) gateway(name, upstream string, policy bool, redisURL string) started {
@@ -161,7 +163,7 @@ func (s *stack) gateway(name, upstream string, policy bool, redisURL string) sta
 	_, p, err := s.service(name, args...)
 	t := target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", headers: map[string]string{"x-user-id": "bench"}, want: http.StatusOK}
 	if p != nil {
-		t.profiled = []*proc{p}
+		t.procs = []*proc{p}
 	}
 	return started{t: t, err: err}
 }
@@ -228,7 +230,7 @@ func fortunes(s *stack) (jwt, cached, uncached started) {
 		url, p, err := s.service(name, append([]string{"fortune", "--port", "0", "--auth-url", auth}, args...)...)
 		t := target{url: url + "/", headers: map[string]string{"Authorization": "Bearer " + token}, want: http.StatusOK}
 		if p != nil {
-			t.profiled = []*proc{p, authProc}
+			t.procs = []*proc{p, authProc}
 		}
 		return started{t: t, err: err}
 	}

@@ -22,9 +22,10 @@ type target struct {
 	headers map[string]string
 	body    string
 	want    int // the status every answer must have
-	// profiled are the reference services that answer it, profiled
-	// with -profile.
-	profiled []*proc
+	// procs are the processes that serve it: their CPU per answer is
+	// reported, and the reference services among them are profiled with
+	// -profile.
+	procs []*proc
 }
 
 // result is one load run.
@@ -33,6 +34,10 @@ type result struct {
 	ok     int64
 	failed int64
 	first  error // the first failure, to say why a run does not count
+	// cpu is the CPU time the target's processes used while answers were
+	// counted; cpuOK is false when it could not be read.
+	cpu   time.Duration
+	cpuOK bool
 }
 
 // err tells why the run cannot give a figure: no answer at all, or more
@@ -75,10 +80,13 @@ func drive(t target, conns int, d time.Duration) result {
 	time.Sleep(warmUp)
 	counting.Store(true)
 	start := time.Now()
+	cpu0, cpuOK := cpuOf(t.procs)
 	n0 := ok.Load()
 	wg.Wait()
 	elapsed := time.Since(start)
-	return result{rps: float64(ok.Load()-n0) / elapsed.Seconds(), ok: ok.Load() - n0, failed: failed.Load(), first: first}
+	cpu1, _ := cpuOf(t.procs)
+	return result{rps: float64(ok.Load()-n0) / elapsed.Seconds(), ok: ok.Load() - n0, failed: failed.Load(), first: first,
+		cpu: cpu1 - cpu0, cpuOK: cpuOK}
 }
 
 // warmUp opens the connections and fills the caches before counting.

@@ -36,30 +36,39 @@ type figure struct {
 	ratio  float64 // the median of the rounds' ratios; < 0 for a check (note)
 	lo, hi float64 // the lowest and highest round
 	rps    float64 // the subject's median req/s
-	err    error
+	// cpu is the median CPU time the subject's processes spent per
+	// answer; 0 when it could not be read. Unlike the ratio it hardly
+	// moves with what else the machine does, so it shows a change of a
+	// few percent that the ratio's noise hides.
+	cpu time.Duration
+	err error
 }
 
 // compare measures c and records its figure.
 func (m *meter) compare(c comparison) {
 	f := figure{comparison: c}
-	var ratios, rps []float64
-	ratios, rps, f.err = m.roundsOf(c)
+	var ratios, rps, cpu []float64
+	ratios, rps, cpu, f.err = m.roundsOf(c)
 	if f.err == nil {
 		f.ratio, f.lo, f.hi = median(ratios), slices.Min(ratios), slices.Max(ratios)
 		f.rps = median(rps)
+		if len(cpu) > 0 {
+			f.cpu = time.Duration(median(cpu))
+		}
 	}
 	m.figures = append(m.figures, f)
 }
 
 // roundsOf drives baseline, subject, baseline, ... and gives each round's
-// ratio to the mean of the baseline runs on either side of it. A failed
-// setup or run gives no ratio at all.
-func (m *meter) roundsOf(c comparison) (ratios, rps []float64, err error) {
+// ratio to the mean of the baseline runs on either side of it, and the
+// subject's CPU per answer where it can be read. A failed setup or run
+// gives no ratio at all.
+func (m *meter) roundsOf(c comparison) (ratios, rps, cpu []float64, err error) {
 	switch {
 	case c.base.err != nil:
-		return nil, nil, fmt.Errorf("the baseline failed: %w", c.base.err)
+		return nil, nil, nil, fmt.Errorf("the baseline failed: %w", c.base.err)
 	case c.subj.err != nil:
-		return nil, nil, c.subj.err
+		return nil, nil, nil, c.subj.err
 	}
 	per := m.d / time.Duration(m.rounds)
 	run := func(t target) (result, error) {
@@ -69,7 +78,7 @@ func (m *meter) roundsOf(c comparison) (ratios, rps []float64, err error) {
 		r := drive(t, m.conns, per)
 		return r, r.err()
 	}
-	m.profiler.during(time.Duration(2*m.rounds+1)*(per+warmUp), c.subj.t.profiled, func() {
+	m.profiler.during(time.Duration(2*m.rounds+1)*(per+warmUp), c.subj.t.procs, func() {
 		var before result
 		if before, err = run(c.base.t); err != nil {
 			err = fmt.Errorf("the baseline failed: %w", err)
@@ -86,13 +95,16 @@ func (m *meter) roundsOf(c comparison) (ratios, rps []float64, err error) {
 			}
 			ratios = append(ratios, s.rps/((before.rps+after.rps)/2))
 			rps = append(rps, s.rps)
+			if s.cpuOK {
+				cpu = append(cpu, float64(s.cpu)/float64(s.ok))
+			}
 			before = after
 		}
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return ratios, rps, nil
+	return ratios, rps, cpu, nil
 }
 
 // median of a non-empty list.
@@ -131,7 +143,11 @@ func (m *meter) report() int {
 					verdict += "  BELOW TARGET"
 				}
 			}
-			fmt.Printf("%-62s %5.2f  (%.2f-%.2f)  %6.0f req/s  %s\n", f.name, f.ratio, f.lo, f.hi, f.rps, verdict)
+			cpu := ""
+			if f.cpu > 0 {
+				cpu = fmt.Sprintf("%4.0f µs CPU/req", float64(f.cpu)/float64(time.Microsecond))
+			}
+			fmt.Printf("%-62s %5.2f  (%.2f-%.2f)  %6.0f req/s  %-15s  %s\n", f.name, f.ratio, f.lo, f.hi, f.rps, cpu, verdict)
 		}
 	}
 	return code

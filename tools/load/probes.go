@@ -207,6 +207,6 @@ func (s *stack) probe(name, command, up string, upErr error) started {
 	if upErr != nil {
 		return started{err: fmt.Errorf("no upstream: %w", upErr)}
 	}
-	url, err := s.self(name, command, "-upstream", strings.TrimPrefix(up, "http://"))
-	return started{t: target{url: url + "/", want: http.StatusOK}, err: err}
+	url, p, err := s.self(name, command, "-upstream", strings.TrimPrefix(up, "http://"))
+	return started{t: target{url: url + "/", want: http.StatusOK, procs: []*proc{p}}, err: err}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ type profiler struct {
 // during profiles procs while run runs, which takes about d, and writes
 // one file per process.
 func (pr *profiler) during(d time.Duration, procs []*proc, run func()) {
+	procs = slices.DeleteFunc(slices.Clone(procs), func(p *proc) bool { return p.pprof == "" })
 	if pr == nil || len(procs) == 0 {
 		run()
 		return

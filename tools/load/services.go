@@ -177,30 +177,32 @@ func (s *stack) service(name string, args ...string) (string, *proc, error) {
 
 // fixedBody starts this program again as the fixed-body baseline server.
 func (s *stack) fixedBody(name, bodyFile string) (string, error) {
+	args := []string{}
 	if bodyFile != "" {
-		return s.self(name, fixedBodyCommand, "-body", bodyFile)
+		args = append(args, "-body", bodyFile)
 	}
-	return s.self(name, fixedBodyCommand)
+	url, _, err := s.self(name, fixedBodyCommand, args...)
+	return url, err
 }
 
 // self starts this program again as a server (command args -addr ADDR) on
-// a free port and returns its URL once it answers.
-func (s *stack) self(name, command string, args ...string) (string, error) {
+// a free port and returns its URL and process once it answers.
+func (s *stack) self(name, command string, args ...string) (string, *proc, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	port, err := freePort()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	p, err := s.start(name, self, append([]string{command, "-addr", addr}, args...)...)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	url := "http://" + addr
-	return url, p.waitHTTP(url + "/")
+	return url, p, p.waitHTTP(url + "/")
 }
 
 // build compiles the reference binary into the stack's directory.
