@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -35,8 +34,6 @@ type exchange struct {
 	trace httptrace.ClientTrace
 }
 
-type exchangeKey struct{}
-
 // newExchange starts the entry of r and gives it an x-request-id.
 func newExchange(w http.ResponseWriter, r *http.Request, start time.Time) *exchange {
 	x := &exchange{w: w}
@@ -65,21 +62,15 @@ func newExchange(w http.ResponseWriter, r *http.Request, start time.Time) *excha
 	return x
 }
 
-// context carries x to the proxy's callbacks, and the trace that records
-// the upstream connection, in one context (one request copy, not two).
-func (x *exchange) context(parent context.Context) context.Context {
+// tracer records which connection to the backend the request got.
+func (x *exchange) tracer() *httptrace.ClientTrace {
 	x.trace.GotConn = x.gotConn
-	return httptrace.WithClientTrace(context.WithValue(parent, exchangeKey{}, x), &x.trace)
+	return &x.trace
 }
 
 func (x *exchange) gotConn(info httptrace.GotConnInfo) {
 	x.entry.UpstreamHost = info.Conn.RemoteAddr().String()
 	x.entry.UpstreamLocal = info.Conn.LocalAddr().String()
-}
-
-func exchangeOf(ctx context.Context) *exchange {
-	x, _ := ctx.Value(exchangeKey{}).(*exchange)
-	return x
 }
 
 // protocol is the protocol as Envoy logs it.

@@ -4,26 +4,26 @@ import (
 	"context"
 	"crypto/sha256"
 	"log/slog"
-	"net/http/httputil"
 	"sync"
 	"sync/atomic"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/accesslog"
 	"github.com/fortune-tck/fortune-tck/reference/gateway/ratelimit"
+	"github.com/fortune-tck/fortune-tck/reference/internal/h1"
 )
 
 // Gateway serves the listeners of the Gateway manifests in a directory and
 // follows the directory as it changes.
 type Gateway struct {
-	o       Options
-	log     *slog.Logger
-	config  atomic.Pointer[config]
-	limiter *ratelimit.Limiter
-	redis   *ratelimit.Redis
-	proxy   *httputil.ReverseProxy
-	access  *accesslog.Writer
-	certs   certCache
-	ports   *ports
+	o         Options
+	log       *slog.Logger
+	config    atomic.Pointer[config]
+	limiter   *ratelimit.Limiter
+	redis     *ratelimit.Redis
+	transport *h1.Transport // to the backends
+	access    *accesslog.Writer
+	certs     certCache
+	ports     *ports
 
 	reloadMu sync.Mutex
 	refused  [sha256.Size]byte // the directory content whose refusal was logged last, logged once
@@ -40,7 +40,7 @@ func Start(o Options) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{o: o, log: o.Logger, access: accesslog.New(o.AccessLog)}
-	g.proxy = newProxy(g.log)
+	g.transport = newTransport()
 	g.ports = &ports{g: g, running: map[int]*portServer{}, errs: make(chan error, 1)}
 	if err := g.startLimiter(); err != nil {
 		return nil, err

@@ -24,7 +24,6 @@ func (g *Gateway) handler(port int) http.Handler {
 // request half-way.
 func (g *Gateway) serve(port int, w http.ResponseWriter, r *http.Request) {
 	x := newExchange(w, r, g.o.Now())
-	r = r.WithContext(x.context(r.Context()))
 	defer g.logExchange(x)
 	rt := g.route(port, r)
 	if rt == nil {
@@ -41,7 +40,7 @@ func (g *Gateway) serve(port int, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.upstream = addr
-	g.proxy.ServeHTTP(x, r)
+	g.forward(x, r)
 }
 
 // route finds the route of r in the current table; nil when none.

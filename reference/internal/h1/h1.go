@@ -53,7 +53,31 @@ type conn struct {
 	br       *bufio.Reader
 	bw       *bufio.Writer
 	idleFrom time.Time
+	// local and remote are the connection's ends, named once: a trace
+	// asks for them on every request (the gateway's access log), and
+	// formatting them was 2% of its CPU.
+	local, remote *namedAddr
 }
+
+func newConn(nc net.Conn, host string) *conn {
+	return &conn{Conn: nc, host: host, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc),
+		local: nameAddr(nc.LocalAddr()), remote: nameAddr(nc.RemoteAddr())}
+}
+
+// namedAddr is an address whose String is computed once.
+type namedAddr struct {
+	net.Addr
+	name string
+}
+
+func nameAddr(a net.Addr) *namedAddr { return &namedAddr{Addr: a, name: a.String()} }
+
+func (a *namedAddr) String() string { return a.name }
+
+// LocalAddr and RemoteAddr are those of the connection, with their names.
+func (c *conn) LocalAddr() net.Addr { return c.local }
+
+func (c *conn) RemoteAddr() net.Addr { return c.remote }
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -168,10 +192,10 @@ func (t *Transport) get(ctx context.Context, req *http.Request) (c *conn, reused
 		if err != nil {
 			return nil, false, err
 		}
-		c = &conn{Conn: nc, host: host, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}
+		c = newConn(nc, host)
 	}
 	if tr := httptrace.ContextClientTrace(ctx); tr != nil && tr.GotConn != nil {
-		tr.GotConn(httptrace.GotConnInfo{Conn: c.Conn, Reused: reused})
+		tr.GotConn(httptrace.GotConnInfo{Conn: c, Reused: reused})
 	}
 	return c, reused, nil
 }

@@ -300,3 +300,29 @@ func TestProxiedGoesThroughTheFallback(t *testing.T) {
 		t.Fatalf("%q", body)
 	}
 }
+
+// A trace gets the connection's two ends, as the server sees them.
+func TestTraceNamesTheConnectionsEnds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, r.RemoteAddr) }))
+	defer srv.Close()
+	tr := newTestTransport()
+	defer tr.CloseIdleConnections()
+	for range 2 { // dialled, then kept alive
+		var local, remote string
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(i httptrace.GotConnInfo) {
+				local, remote = i.Conn.LocalAddr().String(), i.Conn.RemoteAddr().String()
+			},
+		})
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if remote != strings.TrimPrefix(srv.URL, "http://") || local != string(seen) {
+			t.Fatalf("ends %s -> %s; the server at %s saw %s", local, remote, srv.URL, seen)
+		}
+	}
+}
