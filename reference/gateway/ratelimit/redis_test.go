@@ -147,3 +147,83 @@ func TestNewRedisRefusesABadURL(t *testing.T) {
 		t.Fatalf("password shown: %s", r)
 	}
 }
+
+// Requests queued while a batch is on its way go in batches of at most
+// maxBatch, each request once.
+func TestBatcherBoundsItsBatches(t *testing.T) {
+	var b batcher
+	release := make(chan struct{})
+	var sizes []int
+	var mu sync.Mutex
+	flush := func(batch []*incrCall) {
+		<-release
+		mu.Lock()
+		sizes = append(sizes, len(batch))
+		mu.Unlock()
+		for _, c := range batch {
+			close(c.done)
+		}
+	}
+	const requests = 3*maxBatch + 7
+	calls := make([]*incrCall, requests)
+	for i := range calls {
+		calls[i] = &incrCall{done: make(chan struct{})}
+		b.submit(calls[i], flush)
+	}
+	close(release)
+	for _, c := range calls {
+		<-c.done
+	}
+	total := 0
+	for _, n := range sizes {
+		if n > maxBatch {
+			t.Fatalf("a batch of %d: %v", n, sizes)
+		}
+		total += n
+	}
+	if total != requests {
+		t.Fatalf("%d requests flushed of %d: %v", total, requests, sizes)
+	}
+}
+
+// Many requests at once, with different counters: each gets the counts
+// of its own counters, and no count twice.
+func TestRedisCountsABacklog(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := NewRedis(srv.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	const requests = 3*maxBatch + 7
+	counts := make(chan int64, requests)
+	var wg sync.WaitGroup
+	for i := range requests {
+		wg.Go(func() {
+			// Every other request has a counter of its own besides the
+			// shared one, so the batches mix requests of one and two.
+			hits := []Hit{{Key: "shared", TTL: time.Hour}}
+			if i%2 == 1 {
+				hits = append(hits, Hit{Key: "own-" + strconv.Itoa(i), TTL: time.Hour})
+			}
+			n, err := store.Incr(context.Background(), hits)
+			if err != nil || len(n) != len(hits) || (len(n) == 2 && n[1] != 1) {
+				t.Errorf("request %d: %v %v", i, n, err)
+				return
+			}
+			counts <- n[0]
+		})
+	}
+	wg.Wait()
+	close(counts)
+	seen := make(map[int64]bool, requests)
+	for n := range counts {
+		if seen[n] || n < 1 || n > requests {
+			t.Fatalf("count %d given twice or out of range", n)
+		}
+		seen[n] = true
+	}
+	if len(seen) != requests {
+		t.Fatalf("%d counts for %d requests", len(seen), requests)
+	}
+}
