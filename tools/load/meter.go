@@ -37,9 +37,9 @@ type figure struct {
 	lo, hi float64 // the lowest and highest round
 	rps    float64 // the subject's median req/s
 	// cpu is the median CPU time the subject's processes spent per
-	// answer; 0 when it could not be read. Unlike the ratio it hardly
-	// moves with what else the machine does, so it shows a change of a
-	// few percent that the ratio's noise hides.
+	// answer; 0 when it could not be read. It tells where a figure's
+	// CPU goes (the Redis figure's less the in-memory one is what Redis
+	// costs); between runs it moves about as much as the ratio does.
 	cpu time.Duration
 	err error
 }
