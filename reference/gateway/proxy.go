@@ -141,7 +141,7 @@ func upgradeOf(h http.Header) string {
 // limitHeaders are the upstream's own rate-limit headers, dropped on a
 // limited route: the gateway's are the ones that count.
 var limitHeaders = map[string]bool{
-	"X-Ratelimit-Limit": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true, "X-Proxy-Ratelimited": true,
+	"X-Ratelimit-Limit": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true, rateLimitedHeader: true,
 }
 
 // copyAnswerHeader adds the backend's headers to dst, but the hop-by-hop
@@ -152,7 +152,11 @@ func copyAnswerHeader(dst http.Header, res *http.Response, limited bool) int {
 		if hopByHop(k, connection) || (limited && limitHeaders[k]) {
 			continue
 		}
-		dst[k] = append(dst[k], v...)
+		if old, ok := dst[k]; ok {
+			dst[k] = append(old, v...)
+		} else {
+			dst[k] = v // res is not used again: no copy
+		}
 	}
 	if len(res.Trailer) == 0 {
 		return 0

@@ -25,11 +25,7 @@ import (
 // gateway, so its time is the gateway's throughput too.
 func BenchmarkRedisIncr(b *testing.B) {
 	srv := redistest.Start(b)
-	store, err := NewRedis(srv.URL(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
+	store := newStore(b, srv)
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 64})
 	defer raw.Close()
 	ctx := context.Background()

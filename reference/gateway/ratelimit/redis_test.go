@@ -17,11 +17,7 @@ import (
 
 func TestRedisCountsAndExpires(t *testing.T) {
 	srv := redistest.Start(t)
-	store, err := NewRedis(srv.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := newStore(t, srv)
 	ctx := context.Background()
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer raw.Close()
@@ -52,6 +48,17 @@ func TestRedisCountsAndExpires(t *testing.T) {
 	}
 }
 
+// newStore is a store in srv, closed at the end of the test.
+func newStore(tb testing.TB, srv *redistest.Server) *Redis {
+	tb.Helper()
+	store, err := NewRedis(srv.URL(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
 // commandCalls reads calls=N of cmdstat_<name> from INFO commandstats.
 func commandCalls(info, name string) int {
 	for _, line := range strings.Split(info, "\n") {
@@ -71,11 +78,7 @@ func TestRedisAdmitsExactlyTheLimit(t *testing.T) {
 	rt := NewRoute("r", RulesOf(policy(t, "p", "    global:\n      rules: [{limit: {requests: 50, unit: Day}}]\n")))
 	limiters := make([]*Limiter, 3)
 	for i := range limiters {
-		store, err := NewRedis(srv.URL(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close()
+		store := newStore(t, srv)
 		// A fixed clock keeps every request in one window.
 		limiters[i] = New(Options{Global: store, Now: func() time.Time { return time.Unix(86400*20000+5, 0) }})
 	}
@@ -101,11 +104,7 @@ func TestRedisAdmitsExactlyTheLimit(t *testing.T) {
 
 func TestRedisOutageAndRecovery(t *testing.T) {
 	srv := redistest.Start(t)
-	store, err := NewRedis(srv.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := newStore(t, srv)
 	ctx := context.Background()
 	hit := []Hit{{Key: "k", TTL: time.Hour}}
 	if _, err := store.Incr(ctx, hit); err != nil {
@@ -190,11 +189,7 @@ func TestBatcherBoundsItsBatches(t *testing.T) {
 // of its own counters, and no count twice.
 func TestRedisCountsABacklog(t *testing.T) {
 	srv := redistest.Start(t)
-	store, err := NewRedis(srv.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := newStore(t, srv)
 	const requests = 3*maxBatch + 7
 	counts := make(chan int64, requests)
 	var wg sync.WaitGroup
