@@ -654,8 +654,13 @@ func (gw *gatewaySteps) waitForReset(i int) error {
 	return nil
 }
 
-// accessLogHas finds the access log line of a request by its x-request-id and checks its fields; the log
-// is written asynchronously, so it is read for up to 5 seconds.
+// accessLogWait is how long the access log line of a request may take to appear. Envoy buffers its access-log
+// files and writes them every 10 seconds by default (--file-flush-interval-msec, which Envoy Gateway leaves
+// alone); the reference every second.
+const accessLogWait = 15 * time.Second
+
+// accessLogHas finds the access log line of a request by its x-request-id and checks its fields; the log is
+// written asynchronously, so it is read until accessLogWait has passed.
 func (gw *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
 	a, err := gw.answerNo(i)
 	if err != nil {
@@ -668,7 +673,8 @@ func (gw *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
 	id := a.requestID
 	gw.vars["request_id"] = id
 	var line map[string]any
-	err = gw.until(5*time.Second, "the access log line of "+id, func() (bool, error) {
+	what := "the access log line of " + id + " (a gateway that buffers its log must write it within that time: Envoy's --file-flush-interval-msec)"
+	err = gw.until(accessLogWait, what, func() (bool, error) {
 		log, err := g.AccessLog()
 		if err != nil {
 			return false, err

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway"
 	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
@@ -63,6 +64,7 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	failClosed := fs.Bool("rate-limit-fail-closed", false, "while Redis cannot be reached, refuse requests of limited routes (500, response flag RLSE) instead of letting them pass")
 	offset := fs.Int("port-offset", 0, "added to every listener port, to run several gateways on one host (reference only; Envoy Gateway has no such flag)")
 	accessLog := fs.String("access-log", "-", "where the JSON access log goes: - for stdout, or a file (appended to)")
+	accessLogFlush := fs.Duration("access-log-flush", time.Second, "how long an access-log line may wait in memory to be written with others, as Envoy's\n--file-flush-interval-msec (10s by default there); 0 writes each line at once. Lines that wait are written at exit")
 	demoQuotes := fs.String("demo-quotes", "", "IP:PORT of the quote source: fill an empty --config with the demo manifests routing to it, as reference up does (docker-compose.yml uses it)")
 	return func(_ context.Context, env buildEnv) (*instance, error) {
 		if *dir == "" {
@@ -83,6 +85,9 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 				return nil, usageError{fmt.Errorf("--redis: %w", err)}
 			}
 		}
+		if *accessLogFlush < 0 {
+			return nil, usageError{fmt.Errorf("invalid --access-log-flush %s; valid: 0 (each line at once) or more", *accessLogFlush)}
+		}
 		w, closeLog, err := openAccessLog(*accessLog, env.stdout)
 		if err != nil {
 			return nil, err
@@ -90,7 +95,7 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 		host := cmp.Or(flagValue(fs, "host"), "127.0.0.1")
 		inst, err := startGateway(gateway.Options{
 			Dir: *dir, Host: host, PortOffset: *offset, FreePorts: env.freePorts, RedisURL: *redisURL,
-			FailClosed: *failClosed, AccessLog: w, Logger: env.log,
+			FailClosed: *failClosed, AccessLog: w, AccessLogFlush: *accessLogFlush, Logger: env.log,
 		}, closeLog)
 		if err != nil {
 			return nil, err

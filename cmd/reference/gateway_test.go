@@ -162,6 +162,7 @@ func TestServeGatewayBadFlags(t *testing.T) {
 		{[]string{"--config", ".", "--redis", "http://x"}, "--redis: invalid Redis URL"},
 		{[]string{"--config", ".", "--port", "80"}, "flag provided but not defined: -port"},
 		{[]string{"--config", ".", "--rate-limit-fail-closed=maybe"}, "invalid boolean value"},
+		{[]string{"--config", ".", "--access-log-flush", "-1s"}, "invalid --access-log-flush -1s"},
 	} {
 		code, _, stderr := runCLI(append([]string{"serve", "gateway"}, tt.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
@@ -172,7 +173,7 @@ func TestServeGatewayBadFlags(t *testing.T) {
 
 func TestServeGatewayHelp(t *testing.T) {
 	code, stdout, _ := runCLI("serve", "gateway", "--help")
-	for _, want := range []string{"-config", "-redis", "-rate-limit-fail-closed", "-port-offset", "reference only", "-host", "-access-log",
+	for _, want := range []string{"-config", "-redis", "-rate-limit-fail-closed", "-port-offset", "reference only", "-host", "-access-log", "-access-log-flush",
 		"-log-format", "-log-level", "BackendTrafficPolicy", "Distinct", "not implemented", "Backend (gateway.envoyproxy.io/v1alpha1)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q", want)

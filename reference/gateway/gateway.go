@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -39,7 +41,8 @@ func Start(o Options) (*Gateway, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	g := &Gateway{o: o, log: o.Logger, access: accesslog.New(o.AccessLog)}
+	g := &Gateway{o: o, log: o.Logger}
+	g.access = accesslog.New(o.AccessLog, o.AccessLogFlush, func(err error) { g.log.Warn("access log not written", "err", err) })
 	g.transport = newTransport()
 	g.ports = &ports{g: g, running: map[int]*portServer{}, errs: make(chan error, 1)}
 	if err := g.startLimiter(); err != nil {
@@ -95,7 +98,8 @@ func (g *Gateway) Listeners() []Listener { return g.ports.list() }
 func (g *Gateway) Err() <-chan error { return g.ports.errs }
 
 // Shutdown stops following the directory and drains every listener:
-// requests in flight finish unless ctx ends first.
+// requests in flight finish unless ctx ends first; then the access-log
+// lines that wait are written.
 func (g *Gateway) Shutdown(ctx context.Context) error {
 	var err error
 	g.closed.Do(func() {
@@ -103,6 +107,9 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		g.watching.Wait()
 		err = g.ports.shutdown(ctx)
 		g.closeRedis()
+		if aerr := g.access.Close(); aerr != nil {
+			err = errors.Join(err, fmt.Errorf("access log: %w", aerr))
+		}
 	})
 	return err
 }

@@ -37,6 +37,10 @@ type Options struct {
 	FailClosed bool
 	// AccessLog receives one JSON line per request (default os.Stdout).
 	AccessLog io.Writer
+	// AccessLogFlush is how long a line may wait in memory to be written
+	// with others, as Envoy's --file-flush-interval-msec; 0: each line is
+	// written at once. Shutdown writes the lines that wait.
+	AccessLogFlush time.Duration
 	// Logger receives the gateway's own logs (default: discarded).
 	Logger *slog.Logger
 	// Rescan is how often the directory is read again in case a change was

@@ -306,3 +306,24 @@ func get(url string) (*http.Response, error) {
 	req.Host = testHost
 	return client.Do(req)
 }
+
+// TestAccessLogLinesWaitUntilShutdown: with AccessLogFlush, a line waits in
+// memory, and Shutdown writes it after the requests in flight are done.
+func TestAccessLogLinesWaitUntilShutdown(t *testing.T) {
+	up := startUpstream(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"gw.yaml": gatewayYAML, "route.yaml": routeYAML(up.addr())})
+	gw := startGateway(t, dir, Options{AccessLogFlush: time.Hour})
+	if a := send(t, "GET", gw.url(t, 10080)+"/api/random"); a.status != http.StatusOK {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	if s := gw.access.String(); s != "" {
+		t.Fatalf("the line was written at once: %s", s)
+	}
+	if err := gw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if lines := gw.accessLines(t); len(lines) != 1 || lines[0]["response_code"] != "200" {
+		t.Fatalf("after Shutdown: %v", lines)
+	}
+}
