@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -41,12 +42,11 @@ func newExchange(w http.ResponseWriter, r *http.Request, start time.Time) *excha
 	e.Start, e.Method, e.Path, e.Protocol = start, r.Method, r.RequestURI, protocol(r)
 	e.UpstreamTime = -1
 	e.UserAgent, e.Authority, e.DownstreamRemote = r.UserAgent(), r.Host, r.RemoteAddr
-	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		x.client = ap.Addr().Unmap()
+	d, ok := r.Context().Value(downstreamKey{}).(*downstream)
+	if !ok {
+		d = newDownstream(r.Context().Value(http.LocalAddrContextKey), r.RemoteAddr)
 	}
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		e.DownstreamLocal = a.String()
-	}
+	x.client, e.DownstreamLocal = d.client, d.local
 	if r.TLS != nil {
 		e.ServerName = r.TLS.ServerName
 	}
@@ -55,7 +55,7 @@ func newExchange(w http.ResponseWriter, r *http.Request, start time.Time) *excha
 		e.RequestID = newRequestID()
 		r.Header.Set("X-Request-Id", e.RequestID)
 	}
-	e.XForwardedFor = forwardedFor(r.Header.Values("X-Forwarded-For"), x.client)
+	e.XForwardedFor = forwardedFor(r.Header.Values("X-Forwarded-For"), d.clientText)
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = &countingBody{ReadCloser: r.Body, n: &x.received}
 	}
@@ -83,15 +83,41 @@ func protocol(r *http.Request) string {
 
 // forwardedFor appends the client to x-forwarded-for, as Envoy does at the
 // edge.
-func forwardedFor(prior []string, client netip.Addr) string {
-	c := ""
-	if client.IsValid() {
-		c = client.String()
-	}
+func forwardedFor(prior []string, client string) string {
 	if len(prior) == 0 {
-		return c
+		return client
 	}
-	return strings.Join(prior, ", ") + ", " + c
+	return strings.Join(prior, ", ") + ", " + client
+}
+
+// downstream is what the gateway logs and counts of a client connection,
+// worked out once per connection (http.Server.ConnContext) rather than on
+// every request.
+type downstream struct {
+	client     netip.Addr // invalid when the peer is not an IP address
+	clientText string     // client as x-forwarded-for carries it; empty when invalid
+	local      string     // the listener's end, as the access log writes it
+}
+
+type downstreamKey struct{}
+
+// connContext records the connection's downstream in its context.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, downstreamKey{}, newDownstream(c.LocalAddr(), c.RemoteAddr().String()))
+}
+
+// newDownstream reads a connection's ends: local a net.Addr (or nothing),
+// remote as net/http's Request.RemoteAddr.
+func newDownstream(local any, remote string) *downstream {
+	d := &downstream{}
+	if a, ok := local.(net.Addr); ok {
+		d.local = a.String()
+	}
+	if ap, err := netip.ParseAddrPort(remote); err == nil {
+		d.client = ap.Addr().Unmap()
+		d.clientText = d.client.String()
+	}
+	return d
 }
 
 // Header, WriteHeader, Write, Flush and Unwrap make exchange the

@@ -96,6 +96,7 @@ func (p *ports) listen(tp *routing.Port) (*portServer, error) {
 		Handler:           p.g.handler(tp.Number),
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
+		ConnContext:       connContext,
 		// Clients that drop a TLS handshake are not the gateway's problem.
 		ErrorLog: slog.NewLogLogger(p.g.log.Handler(), slog.LevelDebug),
 	}

@@ -64,7 +64,9 @@ spec:
 			t.Fatalf("%v", a.header)
 		}
 		last := gw.accessLines(t)
-		if l := last[len(last)-1]; l["x-request-id"] != "given-id" || l["x-forwarded-for"] != "127.0.0.1" {
+		l := last[len(last)-1]
+		if l["x-request-id"] != "given-id" || l["x-forwarded-for"] != "127.0.0.1" || "http://"+l["downstream_local_address"] != base ||
+			!strings.HasPrefix(l["downstream_remote_address"], "127.0.0.1:") {
 			t.Fatalf("%v", l)
 		}
 	})
