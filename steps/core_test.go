@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // echo answers with what it received, so a test can see what the exchange core sent.
@@ -117,5 +118,23 @@ func TestUntilStopsOnSuccessOnErrorAndAtItsLimit(t *testing.T) {
 	}
 	if err := s.until(0, "nothing", func() (bool, error) { return false, nil }); err == nil || !strings.Contains(err.Error(), "waited 0s for nothing") {
 		t.Errorf("until = %v, want it to say what it waited for", err)
+	}
+}
+
+func TestNeverFailsOnTheFirstEvidenceAndHoldsToItsLimit(t *testing.T) {
+	s := newScenario(New(Env{}))
+	n := 0
+	late := func() (string, error) { n++; return map[bool]string{true: "DEBUG late"}[n == 3], nil }
+	if err := s.never(time.Second, "a DEBUG line", late); err == nil || !strings.Contains(err.Error(), "a DEBUG line: DEBUG late") || n != 3 {
+		t.Errorf("never = %v after %d looks, want the evidence of the third look", err, n)
+	}
+	stop := errors.New("stop")
+	if err := s.never(time.Second, "an error", func() (string, error) { return "", stop }); !errors.Is(err, stop) {
+		t.Errorf("never = %v, want the error of seen", err)
+	}
+	n = 0
+	quiet := func() (string, error) { n++; return "", nil }
+	if err := s.never(3*pollEvery, "nothing", quiet); err != nil || n < 3 {
+		t.Errorf("never = %v after %d looks, want success after watching to its limit", err, n)
 	}
 }

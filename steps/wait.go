@@ -4,10 +4,10 @@ import (
 	"time"
 )
 
-// pollEvery is how often until asks again.
+// pollEvery is how often until and never ask again.
 const pollEvery = 50 * time.Millisecond
 
-// until is the one bounded wait of the steps: it asks done until it holds, an error stops it, and after limit
+// until is the bounded wait of the steps: it asks done until it holds, an error stops it, and after limit
 // it fails with what it waited for (and the last exchange, as evidence). Things a scenario waits for happen
 // asynchronously in the target: a manifest taking effect, a log line being written, a bus delivering.
 func (s *scenario) until(limit time.Duration, what string, done func() (bool, error)) error {
@@ -21,6 +21,24 @@ func (s *scenario) until(limit time.Duration, what string, done func() (bool, er
 		}
 		if time.Now().After(deadline) {
 			return s.failf("waited %s for %s", limit, what)
+		}
+	}
+}
+
+// never is until's converse, for what must not happen: it watches for limit, and the first evidence seen
+// (a non-empty string) fails the step with what and the evidence. An absence can only be watched for a
+// while: what the target does after its answer (an asynchronous log appender writing) shows up later.
+func (s *scenario) never(limit time.Duration, what string, seen func() (string, error)) error {
+	for deadline := time.Now().Add(limit); ; time.Sleep(pollEvery) {
+		evidence, err := seen()
+		if err != nil {
+			return err
+		}
+		if evidence != "" {
+			return s.failf("%s: %s", what, evidence)
+		}
+		if time.Now().After(deadline) {
+			return nil
 		}
 	}
 }
