@@ -75,7 +75,8 @@ func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^within (\d+) seconds the greeting page of every instance has the attribute "([^"]+)"$`, ap.eventuallyEveryInstanceHas)
 	sc.Step(`^within (\d+) seconds the greeting page of instance (\d) has the attribute "([^"]+)"$`,
 		func(seconds, n int, name string) error { return ap.eventuallyInstanceHas(n-1, seconds, name) })
-	sc.Step(`^I open the greeting page of instance (\d)$`, func(n int) error { return ap.openPage(n-1, "/") })
+	sc.Step(`^for (\d+) seconds? the greeting page of instance (\d) has no attribute "([^"]+)"$`,
+		func(seconds, n int, name string) error { return ap.instanceLacksFor(n-1, seconds, name) })
 	sc.Step(`^the application logged a DEBUG line while answering$`, func() error { return ap.loggedDebug(debugLogged) })
 	sc.Step(`^the application logged no DEBUG line while answering$`, func() error { return ap.loggedDebug(noDebugLogged) })
 	sc.Step(`^the environment has the properties:$`, ap.environmentHas)
@@ -314,6 +315,25 @@ func (ap *configAppSteps) eventuallyInstanceHas(i, seconds int, name string) err
 		}
 		v, ok, err := ap.pageAttribute(name)
 		return ok && v != "", err
+	})
+}
+
+// instanceLacksFor watches instance i's greeting page for seconds: an instance a refresh event was not
+// addressed to must not refresh, neither at once nor when the event (or its echo) reaches it a little later.
+func (ap *configAppSteps) instanceLacksFor(i, seconds int, name string) error {
+	if _, err := ap.instance(i); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("instance %d's greeting page has the attribute %q", i+1, name)
+	return ap.never(time.Duration(seconds)*time.Second, what, func() (string, error) {
+		if err := ap.openPage(i, "/"); err != nil {
+			return "", err
+		}
+		v, ok, err := ap.pageAttribute(name)
+		if ok {
+			return fmt.Sprintf("%q, want none", v), err
+		}
+		return "", err
 	})
 }
 
