@@ -310,10 +310,7 @@ func (ap *configAppSteps) eventuallyInstanceHas(i, seconds int, name string) err
 	}
 	what := fmt.Sprintf("instance %d's greeting page to have the attribute %q", i+1, name)
 	return ap.until(time.Duration(seconds)*time.Second, what, func() (bool, error) {
-		if err := ap.openPage(i, "/"); err != nil {
-			return false, err
-		}
-		v, ok, err := ap.pageAttribute(name)
+		v, ok, err := ap.greetingAttribute(i, name)
 		return ok && v != "", err
 	})
 }
@@ -326,15 +323,20 @@ func (ap *configAppSteps) instanceLacksFor(i, seconds int, name string) error {
 	}
 	what := fmt.Sprintf("instance %d's greeting page has the attribute %q", i+1, name)
 	return ap.never(time.Duration(seconds)*time.Second, what, func() (string, error) {
-		if err := ap.openPage(i, "/"); err != nil {
-			return "", err
-		}
-		v, ok, err := ap.pageAttribute(name)
+		v, ok, err := ap.greetingAttribute(i, name)
 		if ok {
 			return fmt.Sprintf("%q, want none", v), err
 		}
 		return "", err
 	})
+}
+
+// greetingAttribute opens instance i's greeting page and reads one of its attributes.
+func (ap *configAppSteps) greetingAttribute(i int, name string) (string, bool, error) {
+	if err := ap.openPage(i, "/"); err != nil {
+		return "", false, err
+	}
+	return ap.pageAttribute(name)
 }
 
 // debugLine is a log line at level DEBUG, as Logback, log/slog's text and JSON handlers and most others
