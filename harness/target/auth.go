@@ -29,6 +29,10 @@ type AuthServer struct {
 	Pages []PageRule `yaml:"pages"`
 	// Container, when given, is started by the harness; without url, issuer and discovery, url is its address.
 	Container *Container `yaml:"container"`
+	// RefreshScopes are the scopes asked for besides a scenario's own when it needs a refresh token, such as
+	// OpenID Connect's offline_access (Core 11). Nil means offline_access when the discovery document lists it
+	// in scopes_supported; an empty list asks for none.
+	RefreshScopes []string `yaml:"refreshScopes"`
 }
 
 // Endpoints are the authorization server's endpoints, each an absolute URL. Empty ones come from discovery,
@@ -86,7 +90,17 @@ type FixtureClient struct {
 	ClientID     string `yaml:"clientId"`
 	ClientSecret string `yaml:"clientSecret"`
 	RedirectURI  string `yaml:"redirectUri"`
+	// AuthMethod is how the client authenticates where a scenario does not name the way (refresh, revocation,
+	// introspection): client_secret_basic or client_secret_post, as OpenID Connect Dynamic Client Registration
+	// names them. Empty: what the discovery document's *_auth_methods_supported allow, HTTP Basic first.
+	AuthMethod string `yaml:"authMethod"`
 }
+
+// The client authentication methods a fixture client may name (OpenID Connect Core 9).
+const (
+	ClientSecretBasic = "client_secret_basic"
+	ClientSecretPost  = "client_secret_post"
+)
 
 // Provisioning is an administration API through which the harness creates a fresh user and fresh clients for
 // every scenario, so that scenarios never share state.
@@ -143,7 +157,8 @@ func (as *AuthServer) applyDefaults() {
 		return
 	}
 	as.URL = strings.TrimRight(as.URL, "/")
-	as.Issuer = strings.TrimRight(as.Issuer, "/")
+	// The issuer stays as written: discovery compares it exactly (OpenID Connect Discovery 4.3), and a
+	// server's issuer may end with a slash.
 	if as.Provisioning != nil && as.Provisioning.API == "" {
 		as.Provisioning.API = "uaa"
 	}
@@ -226,11 +241,52 @@ func (fx *Fixtures) validate(f string) []string {
 		if c.ClientID == "" || c.ClientSecret == "" {
 			problems = append(problems, f+".clients."+name+": clientId and clientSecret are required")
 		}
+		if c.AuthMethod != "" && c.AuthMethod != ClientSecretBasic && c.AuthMethod != ClientSecretPost {
+			problems = append(problems, fmt.Sprintf("%s.clients.%s.authMethod: %q is not a method the harness knows; give %s or %s",
+				f, name, c.AuthMethod, ClientSecretBasic, ClientSecretPost))
+		}
 		if name != "resource" {
 			if c.RedirectURI == "" {
 				problems = append(problems, f+".clients."+name+".redirectUri: required: a redirect URI registered for the client (nothing needs to listen there)")
 			} else if p := checkAbsoluteURL(f+".clients."+name+".redirectUri", c.RedirectURI); p != "" {
 				problems = append(problems, p)
+			}
+		}
+	}
+	return append(problems, fx.collisions(f)...)
+}
+
+// collisions finds fixtures that name one identity twice in ways that cannot both hold. The web client may
+// also be the resource client (a server that answers introspection only to a client in the token's audience
+// needs that), with one secret and one way to authenticate; the short-lived client may not be either, or every
+// scenario's tokens would expire within seconds; the reader and the outsider cannot be one user.
+func (fx *Fixtures) collisions(f string) []string {
+	var problems []string
+	if r, o := fx.Users.Reader, fx.Users.Outsider; r != nil && o != nil && r.Username != "" && r.Username == o.Username {
+		problems = append(problems, fmt.Sprintf("%s.users.outsider: %q is also users.reader: the outsider must be a user "+
+			"who does not hold fortunes.read", f, o.Username))
+	}
+	type named struct {
+		name string
+		c    *FixtureClient
+	}
+	clients := []named{{"web", fx.Clients.Web}, {"resource", fx.Clients.Resource}, {"shortLived", fx.Clients.ShortLived}}
+	for i, a := range clients {
+		for _, b := range clients[i+1:] {
+			if a.c == nil || b.c == nil || a.c.ClientID == "" || a.c.ClientID != b.c.ClientID {
+				continue
+			}
+			field := fmt.Sprintf("%s.clients.%s.clientId", f, b.name)
+			switch {
+			case a.name == "shortLived" || b.name == "shortLived":
+				problems = append(problems, fmt.Sprintf("%s: %q is also clients.%s: the short-lived client must be a "+
+					"client of its own, whose tokens expire within seconds", field, b.c.ClientID, a.name))
+			case a.c.ClientSecret != b.c.ClientSecret:
+				problems = append(problems, fmt.Sprintf("%s: %q is also clients.%s, with another clientSecret: one "+
+					"client has one secret", field, b.c.ClientID, a.name))
+			case a.c.AuthMethod != b.c.AuthMethod && a.c.AuthMethod != "" && b.c.AuthMethod != "":
+				problems = append(problems, fmt.Sprintf("%s: %q is also clients.%s, with another authMethod", field,
+					b.c.ClientID, a.name))
 			}
 		}
 	}

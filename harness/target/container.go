@@ -62,7 +62,7 @@ func (t *Target) Containers() []ContainerService {
 					as.URL = base
 				}
 				as.URL = strings.TrimRight(strings.ReplaceAll(as.URL, URLPlaceholder, base), "/")
-				as.Issuer = strings.TrimRight(strings.ReplaceAll(as.Issuer, URLPlaceholder, base), "/")
+				as.Issuer = strings.ReplaceAll(as.Issuer, URLPlaceholder, base)
 				as.Discovery = strings.ReplaceAll(as.Discovery, URLPlaceholder, base)
 			}})
 	}

@@ -76,6 +76,15 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 		{"wrong type", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: config.errors\n",
 			[]string{"line 3: str", "where a list was expected"}},
 		{"not yaml", "services: [\n", []string{"not valid YAML"}},
+		{"fixtures collide", "services:\n  authServer:\n    issuer: http://x\n    fixtures:\n" +
+			"      users: {reader: {username: a, password: p, email: a@x}, outsider: {username: a, password: q}}\n" +
+			"      clients:\n        web: {clientId: w, clientSecret: s, redirectUri: 'https://w/cb'}\n" +
+			"        resource: {clientId: w, clientSecret: other}\n" +
+			"        shortLived: {clientId: w, clientSecret: s, redirectUri: 'https://w/cb', authMethod: basic}\n",
+			[]string{`fixtures.users.outsider: "a" is also users.reader`,
+				`fixtures.clients.resource.clientId: "w" is also clients.web, with another clientSecret`,
+				`fixtures.clients.shortLived.clientId: "w" is also clients.web: the short-lived client must be a client of its own`,
+				`fixtures.clients.shortLived.authMethod: "basic" is not a method the harness knows; give client_secret_basic or client_secret_post`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -132,5 +141,18 @@ func TestOnlyBracedVariablesAreExpandedAndAMissingOneIsAnError(t *testing.T) {
 	_, err = Parse([]byte("services:\n  configServer: {url: 'http://x', repository: {uri: /r, password: '${TCK_TEST_UNSET_VARIABLE}'}}\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 2: ${TCK_TEST_UNSET_VARIABLE} is not set") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestOneClientMayBeTheWebAndTheResourceClient(t *testing.T) {
+	tg, err := Parse([]byte("services:\n  authServer:\n    issuer: http://x/\n    fixtures:\n" +
+		"      users: {reader: {username: a, password: p, email: a@x}}\n" +
+		"      clients:\n        web: {clientId: w, clientSecret: s, redirectUri: 'https://w/cb', authMethod: client_secret_post}\n" +
+		"        resource: {clientId: w, clientSecret: s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Services.AuthServer.Issuer; got != "http://x/" {
+		t.Errorf("issuer %q, want it exactly as written (discovery compares it exactly)", got)
 	}
 }
