@@ -161,10 +161,15 @@ type BlockedTest struct {
 	Cause string `yaml:"cause"`
 }
 
-// Extended is the result of the scenarios that need an optional capability.
+// Extended is the result of the scenarios that need an optional capability. A declared capability is
+// supported only when its scenarios ran on real artefacts and passed: at least one passed and none failed or
+// was blocked. One with a failed scenario is failed; one whose scenarios were all blocked or skipped is
+// unverified: declared, but nothing showed it.
 type Extended struct {
 	Result              `yaml:",inline"`
 	SupportedFeatures   []string `yaml:"supportedFeatures,omitempty"`
+	FailedFeatures      []string `yaml:"failedFeatures,omitempty"`
+	UnverifiedFeatures  []string `yaml:"unverifiedFeatures,omitempty"`
 	UnsupportedFeatures []string `yaml:"unsupportedFeatures,omitempty"`
 }
 
@@ -187,7 +192,11 @@ func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalo
 		p := buildProfile(name, cat, res)
 		if r := reasons[name]; r != "" {
 			p.Reason = r
-			p.Core.Result = Failure
+			// The profile fails for the surface it lacks when it was asked to run, not when --tags left
+			// every scenario of it out.
+			if p.Core.Statistics.Blocked > 0 || (p.Extended != nil && p.Extended.Statistics.Blocked > 0) {
+				p.Core.Result = Failure
+			}
 		}
 		rep.Profiles = append(rep.Profiles, p)
 	}
@@ -197,23 +206,29 @@ func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalo
 func buildProfile(profile features.ProfileName, cat *catalog.Catalog, res *Results) Profile {
 	var core, ext Result
 	coreUnsupported := 0
-	supported, unsupported, untested := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	unsupported, untested := map[string]bool{}, map[string]bool{}
+	capOutcomes := map[string][]Outcome{} // the outcomes of each declared capability's scenarios
 	for _, s := range cat.Scenarios {
 		if s.Profile != profile {
 			continue
 		}
 		caps := s.TagsWithPrefix(features.CapabilityTag)
 		o := res.Get(s)
-		for _, m := range res.Missing[s.ID()] {
-			if m.Kind == NeedsService {
-				untested[m.Name] = true
-			} else {
-				unsupported[m.Feature()] = true
+		if o == NotUnderTest {
+			// A service the target does not declare: its scenarios say nothing of the capabilities they need.
+			for _, m := range res.Missing[s.ID()] {
+				if m.Kind == NeedsService {
+					untested[m.Name] = true
+				}
 			}
+			continue
 		}
-		for _, c := range caps {
-			if o != Unsupported {
-				supported[c] = true
+		for _, m := range res.Missing[s.ID()] {
+			unsupported[m.Feature()] = true
+		}
+		if o != Unsupported {
+			for _, c := range caps {
+				capOutcomes[c] = append(capOutcomes[c], o)
 			}
 		}
 		if len(caps) == 0 {
@@ -236,12 +251,39 @@ func buildProfile(profile features.ProfileName, cat *catalog.Catalog, res *Resul
 		if ext.Statistics == (Statistics{}) {
 			ext.Result = NotSupported // nothing ran: that is not a partial result
 		}
-		for c := range unsupported {
-			delete(supported, c)
-		}
-		p.Extended = &Extended{Result: ext, SupportedFeatures: sortedKeys(supported), UnsupportedFeatures: sortedKeys(unsupported)}
+		x := &Extended{Result: ext, UnsupportedFeatures: sortedKeys(unsupported)}
+		x.SupportedFeatures, x.FailedFeatures, x.UnverifiedFeatures = judgeCapabilities(capOutcomes, unsupported)
+		p.Extended = x
 	}
 	return p
+}
+
+// judgeCapabilities sorts the declared capabilities by what their scenarios showed: supported when at least
+// one passed and none failed or was blocked, failed when one failed, unverified when none passed or failed.
+func judgeCapabilities(outcomes map[string][]Outcome, unsupported map[string]bool) (supported, failed, unverified []string) {
+	for _, c := range sortedKeys(boolKeys(outcomes)) {
+		if unsupported[c] {
+			continue
+		}
+		os := outcomes[c]
+		switch {
+		case slices.Contains(os, Failed):
+			failed = append(failed, c)
+		case slices.Contains(os, Passed) && !slices.Contains(os, Blocked):
+			supported = append(supported, c)
+		default:
+			unverified = append(unverified, c)
+		}
+	}
+	return supported, failed, unverified
+}
+
+func boolKeys[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 func (r *Result) add(s catalog.Scenario, o Outcome, message string) {

@@ -97,3 +97,53 @@ func TestWriteProducesTheGatewayAPIShape(t *testing.T) {
 		}
 	}
 }
+
+// A capability is credited only by scenarios that ran and passed: a blocked one leaves it unverified, a failed
+// one names it failed.
+func TestCapabilitiesAreCreditedOnlyByPassedScenarios(t *testing.T) {
+	cat := load(t)
+	for _, c := range []struct {
+		outcome                     Outcome
+		supported, failed, unverify string
+	}{{Passed, "config.errors", "", ""}, {Blocked, "", "", "config.errors"}, {Failed, "", "config.errors", ""}} {
+		res := NewResults()
+		res.Set(cat.Scenarios[0], Passed, "")
+		res.Set(cat.Scenarios[1], Passed, "")
+		res.Set(cat.Scenarios[2], c.outcome, "why")
+		res.SetUnsupported(cat.Scenarios[3], []Requirement{{"capability", "config.flat-formats"}})
+		x := Build(Implementation{}, "v0", time.Unix(0, 0), cat, []features.ProfileName{"config"}, nil, res).Profiles[0].Extended
+		got := []string{strings.Join(x.SupportedFeatures, ","), strings.Join(x.FailedFeatures, ","), strings.Join(x.UnverifiedFeatures, ",")}
+		if want := []string{c.supported, c.failed, c.unverify}; strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: supported, failed, unverified = %q, want %q", c.outcome, got, want)
+		}
+	}
+}
+
+// A scenario not under test (its service is not declared) says nothing of the capabilities it needs.
+func TestCapabilitiesOfAServiceNotUnderTestAreNotListedUnsupported(t *testing.T) {
+	cat := load(t)
+	res := NewResults()
+	res.Set(cat.Scenarios[0], Passed, "")
+	res.Set(cat.Scenarios[1], Passed, "")
+	res.Set(cat.Scenarios[2], Passed, "")
+	res.SetUnsupported(cat.Scenarios[3], []Requirement{{"service", "configApp"}, {"capability", "config.flat-formats"}})
+	p := Build(Implementation{}, "v0", time.Unix(0, 0), cat, []features.ProfileName{"config"}, nil, res).Profiles[0]
+	if len(p.Extended.UnsupportedFeatures) != 0 || strings.Join(p.UntestedServices, ",") != "configApp" {
+		t.Errorf("unsupported %v, untested %v: want none, and configApp", p.Extended.UnsupportedFeatures, p.UntestedServices)
+	}
+}
+
+// A profile that lacks its surface fails for it only when some of its scenarios were selected.
+func TestAMissingSurfaceFailsAProfileOnlyWhenItsScenariosWereSelected(t *testing.T) {
+	cat := load(t)
+	reasons := map[features.ProfileName]string{"config": "no such endpoint"}
+	p := Build(Implementation{}, "v0", time.Unix(0, 0), cat, []features.ProfileName{"config"}, reasons, NewResults()).Profiles[0]
+	if p.Core.Result == Failure || p.Reason == "" {
+		t.Errorf("nothing selected: core %s, reason %q; want no failure, and the reason kept", p.Core.Result, p.Reason)
+	}
+	res := NewResults()
+	res.Set(cat.Scenarios[0], Blocked, "no such endpoint")
+	if p := Build(Implementation{}, "v0", time.Unix(0, 0), cat, []features.ProfileName{"config"}, reasons, res).Profiles[0]; p.Core.Result != Failure {
+		t.Errorf("a blocked scenario: core %s, want failure", p.Core.Result)
+	}
+}
