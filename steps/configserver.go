@@ -2,6 +2,7 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"gopkg.in/yaml.v3"
 )
 
@@ -35,6 +37,65 @@ func (srv *configServerSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^no property source comes from a file of "([^"]+)"$`, srv.noPropertySourceOf)
 	sc.Step(`^the error message names "([^"]+)" and "([^"]+)"$`, srv.errorMessageNames)
 	sc.Step(`^the answer is a (yml|yaml|properties|json) document holding:$`, srv.documentHolds)
+}
+
+// PreflightConfigRepo checks that master of the configuration repository holds none of the shared files the
+// configuration scenarios assume absent: application.yml and application-<profile>.yml (in any of the spellings
+// a configuration server reads) apply to every application, so one on master adds a property source, or a
+// setting such as security.basic.enabled, to every scenario's answers and instances. Such a repository is one
+// error of the run that names the files, not a list of failed scenarios. Without a configuration server, or
+// with a repository that has no master yet, there is nothing to check.
+func (s *Suite) PreflightConfigRepo() error {
+	cs := s.env.ConfigServer
+	if cs == nil {
+		return nil
+	}
+	ws, err := s.workspace()
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names, ok, err := ws.rootFiles("master")
+	if err != nil {
+		return fmt.Errorf("listing master of the configuration repository %s: %w", cs.Repo.URI, err)
+	}
+	if !ok {
+		return nil
+	}
+	var shared []string
+	for _, name := range names {
+		if isSharedConfigFile(name) {
+			shared = append(shared, name)
+		}
+	}
+	if len(shared) == 0 {
+		return nil
+	}
+	slices.Sort(shared)
+	which, them := shared[0], "it"
+	if len(shared) > 1 {
+		which, them = strings.Join(shared[:len(shared)-1], ", ")+" and "+shared[len(shared)-1], "them"
+	}
+	return fmt.Errorf("the configuration repository's master (%s) already holds %s, which the scenarios assume "+
+		"absent: shared files apply to every application, so every scenario would see %s in its answers.\n"+
+		"Point services.configServer.repository at a repository dedicated to the suite, or remove %s from master "+
+		"(git rm %s, then commit and push)", cs.Repo.URI, which, them, them, strings.Join(shared, " "))
+}
+
+// sharedConfigExtensions are the file types a configuration server reads (Spring Cloud Config reads all four).
+var sharedConfigExtensions = []string{".yml", ".yaml", ".properties", ".json"}
+
+// isSharedConfigFile tells the files of the shared application "application": application.<ext> and
+// application-<profile>.<ext>.
+func isSharedConfigFile(name string) bool {
+	for _, ext := range sharedConfigExtensions {
+		if stem, ok := strings.CutSuffix(name, ext); ok {
+			return stem == "application" || (strings.HasPrefix(stem, "application-") && stem != "application-")
+		}
+	}
+	return false
 }
 
 func (srv *configServerSteps) configServer() (*ConfigServer, error) {

@@ -82,6 +82,34 @@ func (w *workspace) head(label string) (string, error) {
 	return h.String(), nil
 }
 
+// rootFiles lists the files at the root of a branch of the remote, fetched now; ok is false when the repository
+// has no such branch.
+func (w *workspace) rootFiles(branch string) (names []string, ok bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.fetch(); err != nil {
+		return nil, false, err
+	}
+	ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
+	if err != nil {
+		return nil, false, nil
+	}
+	c, err := w.repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the head of %s: %w", branch, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the tree of %s: %w", branch, err)
+	}
+	for _, e := range tree.Entries {
+		if e.Mode.IsFile() {
+			names = append(names, e.Name)
+		}
+	}
+	return names, true, nil
+}
+
 func (w *workspace) resolve(label string) (plumbing.Hash, error) {
 	if ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", label), true); err == nil {
 		return ref.Hash(), nil

@@ -87,6 +87,7 @@ type Suite struct {
 	// endpoints are the authorization server's, resolved by Preflight; provisioner is nil without an
 	// administration API; missing are the surfaces the target lacks, with the reason.
 	endpoints   Endpoints
+	discovery   *discoveryDocument
 	provisioner provisioner
 	missing     map[features.Surface]string
 
@@ -188,14 +189,15 @@ type failedStep struct {
 
 type failedStepKey struct{}
 
-// trackFailedStep remembers the first failed step of the scenario in its context.
+// trackFailedStep remembers the first failed step of the scenario in its context. Like every After hook it
+// returns only its own errors (it has none): godog keeps the step's error and adds whatever a hook returns.
 func trackFailedStep(sc *godog.ScenarioContext) {
 	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		if err != nil && ctx.Value(failedStepKey{}) == nil && !errors.Is(err, godog.ErrSkip) {
 			ctx = context.WithValue(ctx, failedStepKey{}, &failedStep{text: st.Text,
 				context: st.Type == messages.PickleStepType_CONTEXT, err: err})
 		}
-		return ctx, err
+		return ctx, nil
 	})
 }
 

@@ -1,4 +1,4 @@
-@spec-1.6 @spec-2.6 @spec-4.5 @service-configApp
+@spec-1.6 @spec-2.6 @spec-4.5 @service-configApp @config-app
 Feature: Configuration client application
   The configuration client application fetches its configuration from the configuration server when it starts,
   for its application name and the active profiles set in its environment at start. Its greeting page (GET /)
@@ -6,7 +6,9 @@ Feature: Configuration client application
   quote fetched from quoteServiceURL, and that URL as uri. Both pages answer Accept: application/json with their
   attributes. POST /refresh makes one instance re-read its configuration without restart; POST /bus/refresh
   makes every instance bound to the message broker do so. By default every endpoint asks for HTTP Basic
-  credentials: user "user" and a password the application writes to its log at start.
+  credentials: user "user" and a password the application writes to its log at start. security.basic.enabled
+  false opens the application pages (/ and /random-quote) and nothing else; management.security.enabled false
+  opens the operational endpoints (/refresh, /bus/refresh, /env, /loggers) and nothing else.
 
   POST /refresh answers 200 with the JSON array of the keys that changed; POST /bus/refresh answers 204.
   POST /bus/refresh?destination=<pattern> refreshes only the instances whose service id, Spring's
@@ -14,13 +16,18 @@ Feature: Configuration client application
   characters within an element, "**" for any number of elements, and a pattern without ":" means "<pattern>:**".
   GET /env lists the active profiles and the configuration's property sources, with "******" in place of the
   values of keys that end in password, secret, key or token or contain credentials, as Spring Boot 1.x shows them.
-  Log levels decide what the application writes to its log.
+  Log levels decide what the application writes to its log. logging.level.<package> sets the level of the
+  loggers of that package and of the packages under it, unless a key names a more specific package; GET
+  /loggers/<name> answers a logger's configuredLevel and effectiveLevel, as Spring Boot 1.5 does.
 
   Each scenario starts its own instances under an application name of its own, written {app}, so that no
   scenario sees another's configuration. {quotes} is the address of a quote source the harness runs for the
   application. Requests to an instance carry the credentials it expects (user "user" and the password it wrote
   to its log at start, unless its configuration names others) except where a step says "without credentials"
   or names another password.
+
+  The feature is tagged @config-app: tck run --tags @config-app runs the client application's scenarios alone,
+  without the configuration server's (tagged @config-server).
 
   @spec-4.5-get-root @spec-2.6-greeting.displayFortune
   Scenario: Without greeting.displayFortune the greeting page shows msg and no fortune
@@ -127,6 +134,26 @@ Feature: Configuration client application
     When I send "GET /loggers/com.example.tck" to the application
     Then the field "configuredLevel" is "DEBUG"
     And the field "effectiveLevel" is "DEBUG"
+
+  @spec-2.6-logging.level
+  Scenario: A package's log level applies to the loggers under it, unless a key names a more specific package
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      logging:
+        level:
+          com.example.tck: DEBUG
+          com.example.tck.noisy: WARN
+      """
+    And an instance of "{app}" is started
+    When I send "GET /loggers/com.example.tck.web.GreetingController" to the application
+    Then the answer is 200
+    And the field "effectiveLevel" is "DEBUG"
+    When I send "GET /loggers/com.example.tck.noisy.client.QuoteClient" to the application
+    Then the answer is 200
+    And the field "effectiveLevel" is "WARN"
+    When I send "GET /loggers/com.example.tckextra.Helper" to the application
+    Then the answer is 200
+    And the field "effectiveLevel" is "INFO"
 
   @spec-3.3.2 @spec-4.5-post-bus-refresh @spec-6.2
   Scenario: POST /bus/refresh on one instance refreshes every instance
@@ -305,6 +332,7 @@ Feature: Configuration client application
       | GET /random-quote | 200    |
       | GET /env          | 200    |
       | POST /refresh     | 200    |
+      | POST /bus/refresh | 204    |
 
   @spec-5.4
   Scenario: security.user.name and security.user.password set the credentials
@@ -323,8 +351,10 @@ Feature: Configuration client application
 
   @spec-5.4 @spec-2.6-security.basic.enabled
   Scenario: security.basic.enabled false opens the application pages, not the operational endpoints
-    Given the repository holds on "master" the file "{app}.yml":
+    Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
+    And the repository holds on "master" the file "{app}.yml":
       """
+      quoteServiceURL: {quotes}/{app}/one
       security:
         basic:
           enabled: false
@@ -332,15 +362,21 @@ Feature: Configuration client application
     And an instance of "{app}" is started
     When I send "GET /" to the application without credentials
     Then the answer is 200
+    When I send "GET /random-quote" to the application without credentials
+    Then the answer is 200
     When I send "GET /env" to the application without credentials
     Then the answer asks for HTTP Basic credentials
     When I send "POST /refresh" to the application without credentials
     Then the answer asks for HTTP Basic credentials
+    When I send "POST /bus/refresh" to the application without credentials
+    Then the answer asks for HTTP Basic credentials
 
   @spec-5.4 @spec-2.6-management.security.enabled
   Scenario: management.security.enabled false opens the operational endpoints, not the application pages
-    Given the repository holds on "master" the file "{app}.yml":
+    Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
+    And the repository holds on "master" the file "{app}.yml":
       """
+      quoteServiceURL: {quotes}/{app}/one
       management:
         security:
           enabled: false
@@ -350,5 +386,9 @@ Feature: Configuration client application
     Then the answer is 200
     When I send "POST /refresh" to the application without credentials
     Then the answer is 200
+    When I send "POST /bus/refresh" to the application without credentials
+    Then the answer is 204
     When I send "GET /" to the application without credentials
+    Then the answer asks for HTTP Basic credentials
+    When I send "GET /random-quote" to the application without credentials
     Then the answer asks for HTTP Basic credentials

@@ -1,4 +1,4 @@
-@spec-1.5
+@spec-1.5 @config-server
 Feature: Configuration server
   The configuration server serves the configuration of a named application, for a profile and an optional
   label, from a git repository that holds one YAML file per application (<application>.yml) and one per
@@ -14,7 +14,12 @@ Feature: Configuration server
   The harness writes to the repository the target declares, as a person would with git. Every scenario has
   names of its own, written {app}, {branch} and {tag} below, so that scenarios never see each other's files. A
   value a scenario remembers under a name is written with that name in braces: {first} is the commit id
-  remembered as "first".
+  remembered as "first". Master holds no file of the shared application (application.yml,
+  application-<profile>.yml): such a file would apply to every scenario's application, so the repository must be
+  the suite's own.
+
+  The feature is tagged @config-server: tck run --tags @config-server runs the configuration server's scenarios
+  alone, without the client application's (tagged @config-app).
 
   @spec-2.4 @spec-2.5 @spec-2.5-app-yml @spec-4.4 @spec-4.4-get-app-profile
   Scenario: An application with a generic file only
@@ -104,27 +109,83 @@ Feature: Configuration server
     Then the property sources are, highest precedence first:
       | {app}.yml |
 
+  @spec-4.4 @spec-4.4-get-app-profile @spec-2.5-app-profile-yml
+  Scenario: Each profile is answered with its own profile file, and no other profile's
+    # One commit, asked for three profiles in turn: an answer kept for one profile must not be served for another.
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        message: generic
+      """
+    And the repository holds on "master" the file "{app}-dev.yml":
+      """
+      greeting:
+        message: dev
+      """
+    And the repository holds on "master" the file "{app}-prod.yml":
+      """
+      greeting:
+        message: prod
+      """
+    When I fetch the configuration of "{app}" with profile "dev"
+    Then the answer is 200 with a JSON body
+    And the field "version" is the commit id of "master"
+    And the field "profiles" is ["dev"]
+    And the property sources are, highest precedence first:
+      | {app}-dev.yml |
+      | {app}.yml     |
+    When I fetch the configuration of "{app}" with profile "prod"
+    Then the answer is 200 with a JSON body
+    And the field "version" is the commit id of "master"
+    And the field "profiles" is ["prod"]
+    And the property sources are, highest precedence first:
+      | {app}-prod.yml |
+      | {app}.yml      |
+    And the property source "{app}-prod.yml" holds:
+      | key              | value  |
+      | greeting.message | "prod" |
+    When I fetch the configuration of "{app}" with profile "default"
+    Then the answer is 200 with a JSON body
+    And the field "profiles" is ["default"]
+    And the property sources are, highest precedence first:
+      | {app}.yml |
+
   @spec-4.4-get-app-profile @capability-config.profile-lists
   Scenario: Several comma-separated profiles, the last one winning
+    # Asked both ways: whatever order a server imposes of its own (by name, by length, by commit) is wrong for
+    # one of them.
     Given the repository holds on "master" the file "{app}.yml":
       """
       source: generic
       """
-    And the repository holds on "master" the file "{app}-dev.yml":
+    And the repository holds on "master" the file "{app}-west.yml":
       """
-      source: dev
+      source: from west
       """
-    And the repository holds on "master" the file "{app}-db.yml":
+    And the repository holds on "master" the file "{app}-east.yml":
       """
-      source: db
+      source: from east
       """
-    When I fetch the configuration of "{app}" with profile "dev,db"
+    When I fetch the configuration of "{app}" with profile "west,east"
     Then the answer is 200 with a JSON body
-    And the field "profiles" is ["dev","db"]
+    And the field "profiles" is ["west","east"]
     And the property sources are, highest precedence first:
-      | {app}-db.yml  |
-      | {app}-dev.yml |
-      | {app}.yml     |
+      | {app}-east.yml |
+      | {app}-west.yml |
+      | {app}.yml      |
+    And the property source "{app}-east.yml" holds:
+      | key    | value       |
+      | source | "from east" |
+    When I fetch the configuration of "{app}" with profile "east,west"
+    Then the answer is 200 with a JSON body
+    And the field "profiles" is ["east","west"]
+    And the property sources are, highest precedence first:
+      | {app}-west.yml |
+      | {app}-east.yml |
+      | {app}.yml      |
+    And the property source "{app}-west.yml" holds:
+      | key    | value       |
+      | source | "from west" |
 
   @spec-4.4-get-app-profile-label
   Scenario: Without a label the server answers for master, the same as with label master

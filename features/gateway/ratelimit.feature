@@ -1,12 +1,12 @@
 @spec-1.4 @spec-2.7 @spec-4.6 @spec-8.4
 Feature: Rate limiting a route with a BackendTrafficPolicy
   A BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1) names the HTTPRoutes it applies to in
-  spec.targetRefs, and no other route, and limits the requests per time unit that reach them:
-  spec.rateLimit.global.rules[] each allow limit.requests per limit.unit (Second, Minute, Hour, ...). Without
-  clientSelectors one counter serves the whole route, whatever the request's headers. A header selector of type
-  Distinct gives every value of that header a counter of its own; one of type Exact admits only requests whose
-  header has exactly its value; the headers of one selector must all match, and a request no rule matches is
-  neither counted nor limited.
+  spec.targetRefs, and no other route, and limits the requests per time unit that reach them, each route with
+  counters of its own: spec.rateLimit.global.rules[] each allow limit.requests per limit.unit (Second, Minute,
+  Hour, ...). Without clientSelectors one counter serves the whole route, whatever the request's headers. A
+  header selector of type Distinct gives every value of that header a counter of its own; one of type Exact
+  admits only requests whose header has exactly its value; the headers of one selector must all match, and a
+  request no rule matches is neither counted nor limited.
 
   Windows are fixed and aligned to the epoch: a Minute window ends at every full minute, an Hour window at
   every full hour. Every response of a limited route carries x-ratelimit-limit ("<limit>, <limit>;w=<window
@@ -20,9 +20,10 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   features/testdata/gateway/ under names of its own: {route} is the scenario's route and {host} the host it
   serves; {other_route} and {other_host} are a second route and its host; {user} is a value of x-user-id no
   other scenario sends; every request carries an x-request-id of its own, written {request_id} for the request
-  a step names. A policy applies once every gateway instance enforces it; the scenario's requests then
-  fall into one window. An invalid policy is refused as a whole, when it is applied or when the gateway reads
-  it, and holds back no other manifest; a policy applied after it taking effect shows that it was read.
+  a step names. A policy applies to the route a step names once every gateway instance enforces it there (the
+  other routes a policy names are awaited as long, and the outcome steps judge them); the scenario's requests
+  then fall into one window. An invalid policy is refused as a whole, when it is applied or when the gateway
+  reads it, and holds back no other manifest; a policy applied after it taking effect shows that it was read.
 
   Background:
     Given an upstream that counts the requests it receives
@@ -98,6 +99,21 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     Then request 7 passes with x-ratelimit-remaining "0"
     And request 8 is answered 429
     And the upstream received 4 requests for the route
+    And the upstream received 3 requests for the route "{other_route}"
+
+  @spec-2.7-spec.targetRefs @spec-2.7-spec.targetRefs.name @spec-3.2 @spec-3.2-remaining-n @spec-3.2-remaining-0
+  Scenario: A policy that names two routes limits each of them, each with a counter of its own
+    Given the route "{other_route}" for the host "{other_host}" leads to the upstream
+    And the policy "three-per-minute-for-both-routes.yaml" applies to the route
+    When 4 requests with "x-user-id: {user}" are sent to the route
+    And 4 requests with "x-user-id: {user}" are sent to the route "{other_route}"
+    Then request 3 passes with x-ratelimit-remaining "0"
+    And request 4 is answered 429
+    And request 5 passes with x-ratelimit-remaining "2"
+    And request 6 passes with x-ratelimit-remaining "1"
+    And request 7 passes with x-ratelimit-remaining "0"
+    And request 8 is answered 429
+    And the upstream received 3 requests for the route
     And the upstream received 3 requests for the route "{other_route}"
 
   @spec-2.7-rules.limit.requests
