@@ -54,8 +54,9 @@ type Result struct {
 	ReportPath                                                  string
 }
 
-// ErrUnreachable marks a run that could not start because the target did not answer.
-var ErrUnreachable = errors.New("target unreachable")
+// ErrSetup marks a run that could not start because the target cannot be tested as it is set up: it does not
+// answer, or preflight's walk through it failed at a step it names (a refused fixture password, a scope not granted).
+var ErrSetup = errors.New("the target cannot be tested")
 
 // Run runs the suite. It returns an error only when the run itself could not be done (bad features, an
 // unreachable target, a cancelled context); failed scenarios are in the Result.
@@ -71,7 +72,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	suite := steps.New(stepsEnv(opts.Target, opts))
 	if err := suite.Preflight(ctx); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	res := report.NewResults()
 	reasons := profileReasons(suite)
@@ -381,6 +382,8 @@ func authEnv(t *target.Target, as *target.AuthServer) *steps.AuthServer {
 	env := &steps.AuthServer{URL: as.URL, Issuer: as.Issuer, Discovery: as.Discovery,
 		Endpoints: steps.Endpoints{Authorization: e.Authorization, Token: e.Token, Userinfo: e.Userinfo, JWKS: e.JWKS,
 			Introspection: e.Introspection, Revocation: e.Revocation, CheckToken: e.CheckToken},
+		RefreshScopes:             as.RefreshScopes,
+		DeclaresRememberedConsent: t.Has(features.CapAuthRememberedConsent),
 	}
 	if p := as.ProvisioningAPI(); p != nil {
 		base := as.URL
@@ -400,7 +403,7 @@ func authEnv(t *target.Target, as *target.AuthServer) *steps.AuthServer {
 			if c == nil {
 				return nil
 			}
-			return &steps.Client{ID: c.ClientID, Secret: c.ClientSecret, RedirectURI: c.RedirectURI}
+			return &steps.Client{ID: c.ClientID, Secret: c.ClientSecret, RedirectURI: c.RedirectURI, AuthMethod: c.AuthMethod}
 		}
 		env.Fixtures = &steps.Fixtures{Reader: user(fx.Users.Reader), Outsider: user(fx.Users.Outsider),
 			Web: client(fx.Clients.Web), Resource: client(fx.Clients.Resource), ShortLived: client(fx.Clients.ShortLived)}

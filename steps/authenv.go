@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,11 @@ type AuthServer struct {
 	// Provisioning is nil when the target has no administration API.
 	Provisioning *Provisioning
 	Pages        []PageRule
+	// RefreshScopes are asked for besides a scenario's scopes when it needs a refresh token; nil means
+	// offline_access when the discovery document lists it.
+	RefreshScopes []string
+	// DeclaresRememberedConsent is set when the target declares the capability auth.remembered-consent.
+	DeclaresRememberedConsent bool
 }
 
 // Endpoints of the authorization server, absolute URLs; Issuer is the iss of its tokens.
@@ -47,10 +53,17 @@ type User struct {
 	Username, Password, ID, Email string
 }
 
-// Client is a registered client.
+// Client is a registered client. AuthMethod (client_secret_basic or client_secret_post) is how it
+// authenticates where a scenario does not say; empty leaves it to the discovery document.
 type Client struct {
-	ID, Secret, RedirectURI string
+	ID, Secret, RedirectURI, AuthMethod string
 }
+
+// The client authentication methods the steps use (OpenID Connect Core 9).
+const (
+	clientSecretBasic = "client_secret_basic"
+	clientSecretPost  = "client_secret_post"
+)
 
 // Provisioning is an administration API and the admin client that uses it.
 type Provisioning struct {
@@ -83,36 +96,50 @@ type discoveryDocument struct {
 	IntrospectionEndpoint string   `json:"introspection_endpoint"`
 	RevocationEndpoint    string   `json:"revocation_endpoint"`
 	CodeChallengeMethods  []string `json:"code_challenge_methods_supported"`
+	ScopesSupported       []string `json:"scopes_supported"`
+	GrantTypesSupported   []string `json:"grant_types_supported"`
+	// The client authentication methods of each endpoint (RFC 8414 2): absent means client_secret_basic.
+	TokenAuthMethods         []string `json:"token_endpoint_auth_methods_supported"`
+	RevocationAuthMethods    []string `json:"revocation_endpoint_auth_methods_supported"`
+	IntrospectionAuthMethods []string `json:"introspection_endpoint_auth_methods_supported"`
 }
+
+// discoveryURL is where OpenID Connect Discovery 4 puts an issuer's document: a terminating "/" of the issuer
+// is removed before the well-known path is appended.
+func discoveryURL(issuer string) string { return strings.TrimRight(issuer, "/") + wellKnown }
 
 // resolveEndpoints finds the authorization server's endpoints: the ones the target gives, then its discovery
 // document, then (for a UAA-shaped server named by url only) UAA's paths. Every problem names the target's field
 // and the URL, because it is an error of the run, not of a scenario.
-func resolveEndpoints(ctx context.Context, client *resty.Client, as *AuthServer) (Endpoints, error) {
+//
+// The discovery document is returned too (nil for a UAA-shaped server without one): its scopes, grants and
+// client authentication methods tell the steps how to ask.
+func resolveEndpoints(ctx context.Context, client *resty.Client, as *AuthServer) (Endpoints, *discoveryDocument, error) {
 	docURL, field, optional := as.Discovery, "services.authServer.discovery", false
 	switch {
 	case docURL != "":
 	case as.Issuer != "":
-		docURL, field = as.Issuer+wellKnown, "services.authServer.issuer"
+		docURL, field = discoveryURL(as.Issuer), "services.authServer.issuer"
 	default:
-		docURL, field, optional = as.URL+wellKnown, "services.authServer.url", true
+		docURL, field, optional = discoveryURL(as.URL), "services.authServer.url", true
 	}
 	doc, err := fetchDiscovery(ctx, client, docURL, as.Issuer)
 	var found Endpoints
 	switch {
 	case err == errNoDocument && optional:
-		found = uaaEndpoints(as.URL)
+		found, doc = uaaEndpoints(as.URL), nil
 	case err != nil:
-		return Endpoints{}, fmt.Errorf("%s: the discovery document at %s: %w", field, docURL, err)
+		return Endpoints{}, nil, fmt.Errorf("%s: the discovery document at %s: %w", field, docURL, err)
 	default:
 		found = Endpoints{Issuer: doc.Issuer, Authorization: doc.AuthorizationEndpoint, Token: doc.TokenEndpoint,
 			Userinfo: doc.UserinfoEndpoint, JWKS: doc.JWKSURI, Introspection: doc.IntrospectionEndpoint,
 			Revocation: doc.RevocationEndpoint}
 	}
 	if found.CheckToken == "" {
-		found.CheckToken = strings.TrimSuffix(cmp.Or(as.URL, found.Issuer), "/oauth/token") + "/check_token"
+		base := strings.TrimRight(cmp.Or(as.URL, found.Issuer), "/")
+		found.CheckToken = strings.TrimSuffix(base, "/oauth/token") + "/check_token"
 	}
-	return overlay(found, as.Endpoints), nil
+	return overlay(found, as.Endpoints), doc, nil
 }
 
 // uaaEndpoints are UAA's paths under its base URL; its issuer is the token endpoint's address (spec 9.2).
@@ -194,3 +221,46 @@ func probeCheckToken(ctx context.Context, client *resty.Client, endpoint string)
 
 // probeTimeout bounds one request of the preflight's look at the authorization server.
 const probeTimeout = 10 * time.Second
+
+// endpointKind names an endpoint at which clients authenticate.
+type endpointKind int
+
+const (
+	tokenEndpoint endpointKind = iota
+	revocationEndpoint
+	introspectionEndpoint
+)
+
+// authMethodsAt are the client authentication methods the discovery document lists for an endpoint; nil
+// when it lists none (or there is no document).
+func (d *discoveryDocument) authMethodsAt(kind endpointKind) []string {
+	if d == nil {
+		return nil
+	}
+	switch kind {
+	case revocationEndpoint:
+		return d.RevocationAuthMethods
+	case introspectionEndpoint:
+		return d.IntrospectionAuthMethods
+	}
+	return d.TokenAuthMethods
+}
+
+// refreshScopes are the scopes asked for besides a scenario's own when it needs a refresh token: the target's,
+// else offline_access where the discovery document lists it (OpenID Connect Core 11: servers issue refresh
+// tokens for it, and many for nothing else).
+func (s *Suite) refreshScopes() []string {
+	if as := s.env.AuthServer; as != nil && as.RefreshScopes != nil {
+		return as.RefreshScopes
+	}
+	if s.discovery != nil && slices.Contains(s.discovery.ScopesSupported, "offline_access") {
+		return []string{"offline_access"}
+	}
+	return nil
+}
+
+// issuesRefreshTokens tells whether the server says it has the refresh_token grant: its discovery document
+// lists it, or (a UAA-shaped server without one) the spec's grants (2.1) include it.
+func (s *Suite) issuesRefreshTokens() bool {
+	return s.discovery == nil || slices.Contains(s.discovery.GrantTypesSupported, "refresh_token")
+}

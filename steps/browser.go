@@ -6,30 +6,51 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strings"
 )
 
-// browser is a cookie-keeping HTTP client that follows redirects only while they stay on its origins (the
-// authorization server, and the greeting client when it plays the flow): a redirect elsewhere is where the
-// flow hands back to a client, and is kept.
+// browser is a cookie-keeping HTTP client that follows redirects as a browser does, wherever they lead (a
+// sign-in page may live on another origin than the authorization endpoint, as Hydra's login app does), except
+// into the origins of the clients it plays: a redirect there is where the flow hands back to a client, and is
+// kept, not followed.
 type browser struct {
 	client   *http.Client
-	origin   string   // the authorization server
-	others   []string // further origins it follows redirects to
+	stops    []string // origins (scheme://host[:port]) whose redirects are kept, not followed
 	page     *exchange
 	pageURL  *url.URL
-	redirect *url.URL // the last redirect that left the origins
+	redirect *url.URL // the last redirect into one of the stops
 }
 
-func newBrowser(origin string, base *http.Client, others ...string) *browser {
+func newBrowser(base *http.Client) *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{origin: origin, others: others, client: &http.Client{
+	return &browser{client: &http.Client{
 		Jar: jar, Timeout: base.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }
 
-// open performs a request and follows redirects within the origin, at most 10.
+// stopAt makes the browser keep, not follow, redirects into the origin of rawURL (a client's redirect URI).
+func (b *browser) stopAt(rawURL string) {
+	if o := originOf(rawURL); o != "" && !slices.Contains(b.stops, o) {
+		b.stops = append(b.stops, o)
+	}
+}
+
+// originOf is scheme://host[:port] of an absolute URL, "" for anything else.
+func originOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+// maxHops bounds the redirects one request may follow.
+const maxHops = 10
+
+// open performs a request and follows its redirects, at most maxHops, until one leads into a stop or out of
+// HTTP (a custom scheme is a native client's redirect URI).
 func (b *browser) open(req *http.Request) (*exchange, error) {
 	b.redirect = nil
 	for hops := 0; ; hops++ {
@@ -56,8 +77,8 @@ func (b *browser) open(req *http.Request) (*exchange, error) {
 			b.redirect = next
 			return ex, nil
 		}
-		if hops == 10 {
-			return ex, fmt.Errorf("more than 10 redirects from %s", b.origin)
+		if hops == maxHops {
+			return ex, fmt.Errorf("more than %d redirects, the last from %s to %s", maxHops, req.URL, next)
 		}
 		if req, err = http.NewRequest(http.MethodGet, next.String(), nil); err != nil {
 			return ex, err
@@ -66,12 +87,10 @@ func (b *browser) open(req *http.Request) (*exchange, error) {
 }
 
 func (b *browser) follows(u *url.URL) bool {
-	for _, o := range append([]string{b.origin}, b.others...) {
-		if strings.HasPrefix(u.String(), o+"/") || u.String() == o {
-			return true
-		}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return false
 	}
-	return false
+	return !slices.Contains(b.stops, originOf(u.String()))
 }
 
 // get opens a URL.

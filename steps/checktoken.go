@@ -39,6 +39,7 @@ func (ct *checkTokenSteps) register(sc *godog.ScenarioContext) {
 		return ct.checkToken(tokenCheck{token: "{access_token}"})
 	})
 	sc.Step(`^the client revokes the access token$`, ct.revokeAccessToken)
+	sc.Step(`^the authorization server reports the access token as active to "([^"]+)"$`, ct.tokenActive)
 	sc.Step(`^the authorization server reports the access token as no longer active to "([^"]+)"$`, ct.tokenInactive)
 	sc.Step(`^"([^"]+)" introspects the access token$`, ct.introspect)
 	sc.Step(`^the introspection answer says the token is active with the scope "([^"]+)"$`, ct.introspectionActive)
@@ -86,8 +87,13 @@ func (ct *checkTokenSteps) revokeAccessToken() error {
 	if err != nil {
 		return err
 	}
-	form := url.Values{"token": {ct.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	if err := ct.api(request{method: http.MethodPost, url: u, form: form, basic: ct.ids.secretOf(ct.client)}); err != nil {
+	token, err := ct.expand("{access_token}")
+	if err != nil {
+		return err
+	}
+	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	basic := ct.ids.authenticate(revocationEndpoint, ct.client, form)
+	if err := ct.api(request{method: http.MethodPost, url: u, form: form, basic: basic}); err != nil {
 		return err
 	}
 	if ct.last.status != http.StatusOK {
@@ -106,8 +112,13 @@ func (ct *checkTokenSteps) introspect(client string) error {
 	if err != nil {
 		return err
 	}
-	form := url.Values{"token": {ct.vars["access_token"]}, "token_type_hint": {"access_token"}}
-	return ct.api(request{method: http.MethodPost, url: u, form: form, basic: ct.ids.secretOf(client)})
+	token, err := ct.expand("{access_token}")
+	if err != nil {
+		return err
+	}
+	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	basic := ct.ids.authenticate(introspectionEndpoint, client, form)
+	return ct.api(request{method: http.MethodPost, url: u, form: form, basic: basic})
 }
 
 // introspectionActive checks an RFC 7662 answer: 200, active true (a JSON boolean), scope a space-separated
@@ -135,27 +146,72 @@ func (ct *checkTokenSteps) introspectionActive(scopes string) error {
 	return nil
 }
 
-// tokenInactive asks the authorization server about the access token the way a resource server would:
-// check_token where the target has it (400 invalid_token), else introspection (active false).
-func (ct *checkTokenSteps) tokenInactive(client string) error {
+// askAboutToken asks the authorization server about the access token the way a resource server would:
+// check_token where the target has it, else introspection. It returns whether the token is active, after
+// checking that the answer is one of the two the standard allows (check_token: 200 with the token's fields,
+// or 400 invalid_token; introspection: 200 with a boolean active).
+func (ct *checkTokenSteps) askAboutToken(client string) (bool, error) {
 	if _, missing := ct.suite.missing[features.SurfaceCheckToken]; !missing {
 		if err := ct.checkToken(tokenCheck{client: client, token: "{access_token}"}); err != nil {
-			return err
+			return false, err
 		}
-		return ct.answerIsError(http.StatusBadRequest, "invalid_token")
+		if ct.last.status == http.StatusOK {
+			obj, err := ct.jsonObject()
+			if err != nil {
+				return false, err
+			}
+			if obj["client_id"] == nil && obj["exp"] == nil {
+				return false, ct.failf("check_token answered 200 without the token's client_id or exp")
+			}
+			return true, nil
+		}
+		return false, ct.answerIsError(http.StatusBadRequest, "invalid_token")
 	}
 	if err := ct.introspect(client); err != nil {
-		return err
+		return false, err
 	}
 	if err := ct.answerIs(http.StatusOK); err != nil {
-		return err
+		return false, err
 	}
 	obj, err := ct.jsonObject()
 	if err != nil {
+		return false, err
+	}
+	active, ok := obj["active"].(bool)
+	if !ok {
+		return false, ct.failf("introspection says active %s, want a boolean (RFC 7662 2.2)", mustJSON(obj["active"]))
+	}
+	return active, nil
+}
+
+// tokenActive is the precondition of a scenario that ends a token's life: the token is active before. It
+// remembers the token, so that "no longer active" can be judged.
+func (ct *checkTokenSteps) tokenActive(client string) error {
+	active, err := ct.askAboutToken(client)
+	if err != nil {
 		return err
 	}
-	if obj["active"] != false {
-		return ct.failf("introspection says active %s, want false", mustJSON(obj["active"]))
+	if !active {
+		return ct.failf("the access token the server has just issued is reported as not active")
+	}
+	ct.activeToken = ct.vars["access_token"]
+	return nil
+}
+
+// tokenInactive holds when the access token, reported active earlier in the scenario, is reported as no
+// longer active: check_token answers 400 invalid_token, or introspection active false. A token never seen
+// active proves nothing by being inactive now.
+func (ct *checkTokenSteps) tokenInactive(client string) error {
+	if tok := ct.vars["access_token"]; tok == "" || tok != ct.activeToken {
+		return Blockedf("the access token was not reported active earlier in this scenario: that it is not active " +
+			"now would prove nothing (the scenario needs the step: the authorization server reports the access token as active)")
+	}
+	active, err := ct.askAboutToken(client)
+	if err != nil {
+		return err
+	}
+	if active {
+		return ct.failf("the access token is still reported as active")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -10,9 +11,11 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cucumber/godog"
 	"github.com/go-resty/resty/v2"
+	"golang.org/x/net/html"
 )
 
 // exchange is one HTTP request and its answer, kept for assertions and as the evidence a failed scenario shows.
@@ -51,7 +54,8 @@ const maxBody = 4 << 20
 // newRestyClient wraps the suite's HTTP client (redirects are answers to check, not to follow) and records
 // every answer it gets.
 func newRestyClient(hc *http.Client, record func(*exchange)) *resty.Client {
-	c := resty.NewWithClient(hc).SetResponseBodyLimit(maxBody)
+	// Basic credentials over plain HTTP are what a loopback target gets; resty's warning about it is noise.
+	c := resty.NewWithClient(hc).SetResponseBodyLimit(maxBody).SetDisableWarn(true)
 	c.OnAfterResponse(func(_ *resty.Client, r *resty.Response) error {
 		record(&exchange{method: r.Request.Method, url: r.Request.URL, requestID: r.Request.Header.Get("x-request-id"),
 			status: r.StatusCode(), header: r.Header(), body: r.Body(), sent: r.Request.Time, received: r.ReceivedAt()})
@@ -137,10 +141,7 @@ func (s *scenario) failf(format string, args ...any) error {
 }
 
 func (e *exchange) String() string {
-	body := string(e.body)
-	if len(body) > 600 {
-		body = body[:600] + "…"
-	}
+	body := excerpt(e.header.Get("Content-Type"), e.body, 600)
 	id := ""
 	if e.requestID != "" {
 		id = " x-request-id=" + e.requestID
@@ -189,4 +190,62 @@ func decodeJSON(s string) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
+}
+
+// excerpt is what a person needs to read of a body: an HTML page's text (its title and visible text, without
+// head, scripts and styles, where an error page keeps its message), any other body as it is, cut at max bytes
+// with its full size noted.
+func excerpt(contentType string, body []byte, max int) string {
+	text := string(body)
+	if strings.Contains(contentType, "html") || (contentType == "" && bytes.HasPrefix(bytes.TrimSpace(body), []byte("<"))) {
+		text = "[page text] " + pageText(body)
+	}
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	if len(text) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = fmt.Sprintf("%s… (%d bytes in all)", text[:cut], len(body))
+	}
+	return text
+}
+
+// pageText is the text a browser shows of an HTML page, with its title first, in single spaces.
+func pageText(body []byte) string {
+	doc, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		return string(body)
+	}
+	var title string
+	var b strings.Builder
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "title":
+				if n.FirstChild != nil {
+					title = n.FirstChild.Data
+				}
+				return
+			case "script", "style", "noscript", "template":
+				return
+			}
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(doc)
+	text := strings.Join(strings.Fields(b.String()), " ")
+	if t := strings.Join(strings.Fields(title), " "); t != "" && !strings.HasPrefix(text, t) {
+		text = t + " | " + text
+	}
+	return text
 }

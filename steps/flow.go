@@ -28,8 +28,13 @@ type flowSteps struct {
 	state     string
 	verifier  string
 	code      string
+	asked     string         // the scope of the flow's authorization request
 	tokens    map[string]any // the last successful token response
 	refreshed []string       // refresh tokens in the order they were used
+	// refreshedOK tells whether the last use of a refresh token was answered with new tokens.
+	refreshedOK bool
+	// activeToken is the access token the server last reported active.
+	activeToken string
 }
 
 // clientAuth is how a client authenticates at the token endpoint.
@@ -45,6 +50,10 @@ type codeExchange struct {
 	auth             clientAuth
 	secret, verifier string
 }
+
+// asRegistered is the client authentication a precondition uses: the way the client is registered to
+// authenticate (identitySteps.authenticate), not the one a scenario is about.
+const asRegistered clientAuth = -1
 
 func (fl *flowSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the browser asks for a code for "([^"]+)" with the scope "([^"]+)"$`, func(client, scope string) error {
@@ -62,12 +71,21 @@ func (fl *flowSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the browser is sent back to the redirect URI with the error "([^"]+)" and the same state$`, fl.sentBackWithError)
 	sc.Step(`^the browser starts a new session$`, func() error { fl.browser = nil; return nil })
 	sc.Step(`^"([^"]+)" obtains a code for "([^"]+)" with the scope "([^"]+)"$`, fl.obtainCode)
-	sc.Step(`^"([^"]+)" holds a token from "([^"]+)" for "([^"]+)"$`, fl.holdToken)
+	sc.Step(`^"([^"]+)" has approved "([^"]+)" on a consent page for the scope "([^"]+)"$`, fl.approvedOnConsentPage)
+	sc.Step(`^"([^"]+)" holds a token from "([^"]+)" for "([^"]+)"$`, func(user, client, scope string) error {
+		return fl.holdToken(user, client, scope, false)
+	})
+	sc.Step(`^"([^"]+)" holds a token and a refresh token from "([^"]+)" for "([^"]+)"$`, func(user, client, scope string) error {
+		return fl.holdToken(user, client, scope, true)
+	})
 	sc.Step(`^the client exchanges the code with its credentials as form fields$`, func() error {
 		return fl.exchangeCode(codeExchange{auth: formFields})
 	})
 	sc.Step(`^the client exchanges the code with HTTP Basic authentication$`, func() error {
 		return fl.exchangeCode(codeExchange{auth: httpBasic})
+	})
+	sc.Step(`^the client exchanges the code again$`, func() error {
+		return fl.exchangeCode(codeExchange{auth: asRegistered})
 	})
 	sc.Step(`^the client exchanges the code with the secret "([^"]+)" as form fields$`, func(secret string) error {
 		return fl.exchangeCode(codeExchange{auth: formFields, secret: secret})
@@ -77,25 +95,23 @@ func (fl *flowSteps) register(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the token response carries an access token with the scope "([^"]+)"$`, fl.tokenCarries)
 	sc.Step(`^the token response does not carry the scope "([^"]+)"$`, fl.tokenLacks)
-	sc.Step(`^the token response has a refresh token and an id token$`, fl.tokenHasRefreshAndID)
+	sc.Step(`^the token response has an id token$`, func() error { return fl.tokenHas("id_token") })
+	sc.Step(`^the token response has a refresh token$`, func() error { return fl.tokenHas("refresh_token") })
 	sc.Step(`^the client uses the refresh token$`, fl.useNewestRefreshToken)
+	sc.Step(`^the client has used the refresh token$`, fl.haveUsedRefreshToken)
 	sc.Step(`^the client uses the first refresh token again$`, fl.useFirstRefreshTokenAgain)
 	sc.Step(`^the user information is requested with the access token$`, fl.userInfo)
 	sc.Step(`^the answer names the user "([^"]+)" with the e-mail address "([^"]+)"$`, fl.userinfoNames)
 	fl.registerIDTokenSteps(sc)
 }
 
+// browserOf is the flow's browser, a new one (without cookies) when the scenario has none.
 func (fl *flowSteps) browserOf() (*browser, error) {
-	authorize, err := fl.endpoint("authorization", func(e Endpoints) string { return e.Authorization })
-	if err != nil {
+	if _, err := fl.endpoint("authorization", func(e Endpoints) string { return e.Authorization }); err != nil {
 		return nil, err
 	}
 	if fl.browser == nil {
-		u, err := url.Parse(authorize)
-		if err != nil {
-			return nil, err
-		}
-		fl.browser = newBrowser(u.Scheme+"://"+u.Host, fl.suite.http)
+		fl.browser = newBrowser(fl.suite.http)
 	}
 	return fl.browser, nil
 }
@@ -114,8 +130,10 @@ func (fl *flowSteps) askForCode(client, scope, redirect string) error {
 	if err != nil {
 		return err
 	}
+	b.stopAt(redirect)
+	scope = strings.Join(words(scope), " ") // {refresh_scopes} may be empty
 	authorize := fl.suite.endpoints.Authorization
-	fl.client, fl.redirect, fl.state = client, redirect, "state-"+randomID()+randomID()
+	fl.client, fl.redirect, fl.state, fl.asked = client, redirect, "state-"+randomID()+randomID(), scope
 	fl.vars["nonce"] = "nonce-" + randomID()
 	verifier, challenge := pkce()
 	fl.verifier = verifier
@@ -204,13 +222,13 @@ func (fl *flowSteps) consentPage() (*consent, error) {
 		return nil, err
 	}
 	if c == nil {
-		hint := ""
-		if fl.browser.redirect != nil {
-			hint = " (the browser was sent back to the client without one: if the server remembers consents, " +
-				"declare the capability auth.remembered-consent so that scenarios that need a consent page use fresh users)"
+		if r := fl.browser.redirect; r != nil {
+			return nil, fl.failf("no consent page: after the sign-in, the server sent the browser back to the client at "+
+				"once (%s). Spec 3.1 asks the server to ask the user's consent to the scopes of a client the user has "+
+				"not authorized; OpenID Connect Core 3.1.2.4 lets a server obtain consent by other means", r)
 		}
-		return nil, fl.failf("no consent page (a form with an approve control: allow, approve, authorize, accept, continue, yes) at %s%s",
-			fl.browser.pageURL, hint)
+		return nil, fl.failf("no consent page (a form with an approve control: allow, approve, authorize, accept, continue, yes) at %s",
+			fl.browser.pageURL)
 	}
 	return c, nil
 }
@@ -332,34 +350,94 @@ func (fl *flowSteps) sentBackWithError(code string) error {
 	return nil
 }
 
-// obtainCode walks the whole flow for a user: sign-in, consent when asked, code.
+// obtainCode walks the whole flow for a user (flowWalk): a precondition, so what goes wrong names the step of
+// the flow it went wrong at.
 func (fl *flowSteps) obtainCode(user, client, scope string) error {
-	fl.browser = nil
-	if err := fl.askForCode(client, scope, ""); err != nil {
-		return err
-	}
-	if err := fl.signIn(user, fl.passwordOf(user)); err != nil {
-		return err
-	}
-	if fl.browser.redirect == nil {
-		if err := fl.approve(); err != nil {
-			return err
-		}
-	}
-	return fl.sentBackWithCode()
+	_, err := fl.walk(user, client, scope, false)
+	return err
 }
 
-func (fl *flowSteps) holdToken(user, client, scope string) error {
-	if err := fl.obtainCode(user, client, scope); err != nil {
+// approvedOnConsentPage walks the flow and requires that the server asked for consent on the way: what a
+// scenario about remembered consents starts from, or it would credit a server that never asks.
+func (fl *flowSteps) approvedOnConsentPage(user, client, scope string) error {
+	consented, err := fl.walk(user, client, scope, false)
+	if err != nil {
 		return err
 	}
-	if err := fl.exchangeCode(codeExchange{auth: formFields}); err != nil {
+	if !consented {
+		return Blockedf("%s was sent back to the client with a code without being asked for consent: a scenario "+
+			"about a consent given before needs one given on a consent page", user)
+	}
+	return nil
+}
+
+// walk takes a new browser through the flow for a user and returns whether a consent page was approved.
+func (fl *flowSteps) walk(user, client, scope string, refresh bool) (bool, error) {
+	fl.browser = nil
+	user, err := fl.expand(user)
+	if err != nil {
+		return false, err
+	}
+	password, err := fl.expand(fl.passwordOf(user))
+	if err != nil {
+		return false, err
+	}
+	if refresh {
+		scope += " {refresh_scopes}"
+	}
+	return fl.walkToCode(user, password, client, scope)
+}
+
+// holdToken walks the flow and exchanges the code, as the client is registered to authenticate. The token
+// must be what the step says: it carries the scopes asked for (a server may grant fewer, RFC 6749 3.3, and a
+// scenario about a token with fortunes.read proves nothing with one without it), fortunes.read only when
+// asked, and a refresh token when one is asked for.
+func (fl *flowSteps) holdToken(user, client, scope string, refresh bool) error {
+	if _, err := fl.walk(user, client, scope, refresh); err != nil {
+		return err
+	}
+	if err := fl.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
 		return err
 	}
 	if fl.last.status != http.StatusOK {
 		return fl.failf("the code exchange answered %d, want 200", fl.last.status)
 	}
+	if err := fl.grantedAsAsked(); err != nil {
+		return err
+	}
+	if rt, _ := fl.tokens["refresh_token"].(string); refresh && rt == "" {
+		return Blockedf("the token response carries no refresh token (the scope asked was %q); %s", fl.asked, fl.refreshHint())
+	}
 	return nil
+}
+
+// grantedAsAsked checks that the last token response grants the scopes the flow asked for, and fortunes.read
+// only when asked.
+func (fl *flowSteps) grantedAsAsked() error {
+	got, err := fl.grantedScopes()
+	if err != nil {
+		return err
+	}
+	asked := words(fl.asked)
+	for _, s := range asked {
+		if !slices.Contains(got, s) {
+			return Blockedf("the server granted the scope %q, not the %q asked for: %s was not granted (RFC 6749 3.3 "+
+				"lets a server grant less; the scenario needs the token it names)", strings.Join(got, " "), fl.asked, s)
+		}
+	}
+	if slices.Contains(got, "fortunes.read") && !slices.Contains(asked, "fortunes.read") {
+		return Blockedf("the server granted fortunes.read, which was not asked for (scope %q)", strings.Join(got, " "))
+	}
+	return nil
+}
+
+// refreshHint says how a target gets refresh tokens issued.
+func (fl *flowSteps) refreshHint() string {
+	if rs := fl.suite.refreshScopes(); len(rs) > 0 {
+		return fmt.Sprintf("the scopes %q were asked for to bring one: check that the web client is allowed the grant refresh_token", strings.Join(rs, " "))
+	}
+	return "if the server issues refresh tokens only for a scope such as offline_access (OpenID Connect Core 11), " +
+		"name it in services.authServer.refreshScopes; and check that the web client is allowed the grant refresh_token"
 }
 
 // exchangeCode posts the code to the token endpoint, the client authenticating as the exchange says.
@@ -369,6 +447,11 @@ func (fl *flowSteps) exchangeCode(x codeExchange) error {
 		"redirect_uri": {fl.redirect}, "code_verifier": {cmp.Or(x.verifier, fl.verifier)}}
 	var client *credentials
 	switch x.auth {
+	case asRegistered:
+		client = fl.ids.authenticate(tokenEndpoint, fl.client, form)
+		if x.secret != "" && client != nil {
+			client.password = x.secret
+		}
 	case httpBasic:
 		client = &credentials{fl.client, secret}
 	case formFields:
@@ -392,7 +475,11 @@ func (fl *flowSteps) tokenRequest(form url.Values, client *credentials) error {
 	}
 	fl.tokens = obj
 	fl.learnSubject(obj)
-	fl.vars["access_token"], _ = obj["access_token"].(string)
+	if at, _ := obj["access_token"].(string); at != "" {
+		fl.vars["access_token"] = at
+	} else {
+		delete(fl.vars, "access_token")
+	}
 	if rt, _ := obj["refresh_token"].(string); rt != "" {
 		fl.vars["refresh_token"] = rt
 	}
@@ -412,7 +499,11 @@ func (fl *flowSteps) grantedScopes() ([]string, error) {
 	if tok == "" || !strings.EqualFold(typ, "bearer") {
 		return nil, fl.failf("the token response has no bearer access token")
 	}
-	scope, _ := obj["scope"].(string)
+	scope, given := obj["scope"].(string)
+	if !given && obj["scope"] == nil {
+		// RFC 6749 5.1: scope is left out when it is the scope requested.
+		return words(fl.asked), nil
+	}
 	return words(scope), nil
 }
 
@@ -440,38 +531,58 @@ func (fl *flowSteps) tokenLacks(scope string) error {
 	return nil
 }
 
-func (fl *flowSteps) tokenHasRefreshAndID() error {
+// tokenHas checks that the last token response carries a token of the kind (refresh_token, id_token).
+func (fl *flowSteps) tokenHas(kind string) error {
 	obj, err := fl.jsonObject()
 	if err != nil {
 		return err
 	}
-	for _, k := range []string{"refresh_token", "id_token"} {
-		if s, _ := obj[k].(string); s == "" {
-			return fl.failf("the token response has no %s", k)
-		}
+	if s, _ := obj[kind].(string); s == "" {
+		return fl.failf("the token response has no %s (the scope asked was %q)", kind, fl.asked)
 	}
 	return nil
 }
 
-// useNewestRefreshToken posts the refresh grant with the newest refresh token, and remembers it as used.
+// useNewestRefreshToken posts the refresh grant with the newest refresh token, and remembers it as used. A
+// scenario without one is blocked: posting an empty refresh_token proves nothing about refreshing.
 func (fl *flowSteps) useNewestRefreshToken() error {
 	rt := fl.vars["refresh_token"]
+	if rt == "" {
+		return Blockedf("no refresh token to use: no token response of this scenario carried one; %s", fl.refreshHint())
+	}
 	fl.refreshed = append(fl.refreshed, rt)
-	return fl.refresh(rt)
+	if err := fl.refresh(rt); err != nil {
+		return err
+	}
+	fl.refreshedOK = fl.last.status == http.StatusOK
+	return nil
 }
 
-// useFirstRefreshTokenAgain posts the refresh grant again with the first refresh token used.
+// haveUsedRefreshToken is the precondition of a scenario about a used refresh token: it was used, and the
+// server answered with new tokens.
+func (fl *flowSteps) haveUsedRefreshToken() error {
+	if err := fl.useNewestRefreshToken(); err != nil {
+		return err
+	}
+	if !fl.refreshedOK {
+		return fl.failf("the refresh token grant answered %d, want 200", fl.last.status)
+	}
+	return nil
+}
+
+// useFirstRefreshTokenAgain posts the refresh grant again with the first refresh token used, which the server
+// must have accepted before: a token refused the first time says nothing about reuse.
 func (fl *flowSteps) useFirstRefreshTokenAgain() error {
-	if len(fl.refreshed) == 0 {
-		return fmt.Errorf("no refresh token was used before this step")
+	if len(fl.refreshed) == 0 || !fl.refreshedOK {
+		return Blockedf("the refresh token was not used with success before this step")
 	}
 	return fl.refresh(fl.refreshed[0])
 }
 
+// refresh posts the refresh token grant, the client authenticating as it is registered to.
 func (fl *flowSteps) refresh(token string) error {
-	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token},
-		"client_id": {fl.client}, "client_secret": {fl.ids.secrets[fl.client]}}
-	return fl.tokenRequest(form, nil)
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}}
+	return fl.tokenRequest(form, fl.ids.authenticate(tokenEndpoint, fl.client, form))
 }
 
 func (fl *flowSteps) userInfo() error {

@@ -22,7 +22,11 @@ type fortuneSteps struct {
 
 func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the fortune service is called at "([^"]+)" with the access token$`, func(path string) error {
-		return fs.callFortune(path, fs.vars["access_token"])
+		token, err := fs.expand("{access_token}") // blocked, not a call without a token, when none is held
+		if err != nil {
+			return err
+		}
+		return fs.callFortune(path, token)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with no token$`, func(path string) error {
 		return fs.callFortune(path, "")
@@ -42,9 +46,9 @@ func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 		return fs.callFortune(path, token)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with the access token with its last character changed$`, func(path string) error {
-		t := fs.vars["access_token"]
-		if t == "" {
-			return fmt.Errorf("no access token is held")
+		t, err := fs.expand("{access_token}")
+		if err != nil {
+			return err
 		}
 		last := "A"
 		if strings.HasSuffix(t, "A") {

@@ -28,6 +28,72 @@ func (gs *greetingSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the greeting page shows a fortune$`, gs.greetingShowsFortune)
 	sc.Step(`^the greeting page says that access was denied, not that the server failed$`, gs.greetingSaysWhatWentWrong)
 	sc.Step(`^the user approves, and the state on the way back is changed$`, gs.approveWithChangedState)
+	sc.Step(`^the fortune service refuses the token "([^"]+)" gets from "([^"]+)" for "([^"]+)"$`, gs.fortuneRefusesTokenOf)
+	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" and approves if asked$`, gs.signInAndApprove)
+	sc.Step(`^the greeting page shows no fortune$`, gs.greetingShowsNoFortune)
+}
+
+// fortuneRefusesTokenOf is the precondition of a scenario about a refused fortune call: a token the user gets
+// for the scope, through the flow the greeting client would walk, is refused by the fortune service.
+func (gs *greetingSteps) fortuneRefusesTokenOf(user, client, scope string) error {
+	f := gs.suite.env.Fortune
+	if f == nil {
+		return Blockedf("the target declares no fortune service")
+	}
+	if _, err := gs.walk(user, client, scope, false); err != nil {
+		return err
+	}
+	if err := gs.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+		return err
+	}
+	token, err := gs.expand("{access_token}")
+	if err != nil {
+		return err
+	}
+	if err := gs.api(request{method: http.MethodGet, url: f.URL + "/", bearer: token, accept: "text/plain"}); err != nil {
+		return err
+	}
+	if gs.last.status != http.StatusUnauthorized && gs.last.status != http.StatusForbidden {
+		return Blockedf("the fortune service answered %d to a token of %s for %q, not a refusal: the scenario "+
+			"needs a user the fortune service refuses", gs.last.status, user, scope)
+	}
+	return nil
+}
+
+// signInAndApprove signs in and approves the consent page when the server shows one.
+func (gs *greetingSteps) signInAndApprove(user, password string) error {
+	if err := gs.signIn(user, password); err != nil {
+		return err
+	}
+	if gs.browser.redirect != nil {
+		return nil
+	}
+	if p, err := gs.page(); err == nil {
+		if c, _ := p.consentPage(); c == nil {
+			return nil // the greeting client's own page: the server asked nothing
+		}
+	}
+	return gs.approve()
+}
+
+// greetingShowsNoFortune holds when the greeting page, asked for JSON, carries no fortune: after a refused
+// fortune call, the refusal's body must not be shown as if it were a fortune.
+func (gs *greetingSteps) greetingShowsNoFortune() error {
+	base, err := gs.greeting()
+	if err != nil {
+		return err
+	}
+	if gs.last, err = gs.browser.get(base+"/", "application/json"); err != nil {
+		return err
+	}
+	v, ok, err := gs.pageAttribute("fortune")
+	if err != nil && gs.last.status < 300 {
+		return err
+	}
+	if ok && strings.TrimSpace(v) != "" {
+		return gs.failf("the page shows %q as a fortune, though the fortune service refuses this user's token", v)
+	}
+	return nil
 }
 
 // greeting is the greeting client's base URL.
@@ -131,7 +197,6 @@ func (gs *greetingSteps) openGreeting() error {
 	if err != nil {
 		return err
 	}
-	b.others = []string{base}
 	gs.last, err = b.get(base+"/", "")
 	return err
 }
@@ -182,12 +247,15 @@ func (gs *greetingSteps) greetingSaysWhatWentWrong() error {
 // approveWithChangedState approves, stops where the authorization server sends the browser back, and goes
 // back with another state, as an attacker's link would.
 func (gs *greetingSteps) approveWithChangedState() error {
-	b := gs.browser
-	others := b.others
-	b.others = nil
-	err := gs.approve()
-	b.others = others
+	base, err := gs.greeting()
 	if err != nil {
+		return err
+	}
+	b := gs.browser
+	stops := b.stops
+	defer func() { b.stops = stops }()
+	b.stopAt(base)
+	if err := gs.approve(); err != nil {
 		return err
 	}
 	if b.redirect == nil {
@@ -200,8 +268,7 @@ func (gs *greetingSteps) approveWithChangedState() error {
 	}
 	q.Set("state", "tampered-"+randomID())
 	back.RawQuery = q.Encode()
-	b.others = nil
+	b.stops = stops
 	gs.last, err = b.get(back.String(), "")
-	b.others = others
 	return err
 }

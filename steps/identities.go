@@ -2,6 +2,8 @@ package steps
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 
 	"github.com/cucumber/godog"
 )
@@ -34,11 +36,13 @@ type identitySteps struct {
 	adminToken string
 	secrets    map[string]string // client id -> secret
 	redirects  map[string]string // client id -> registered redirect URI
+	methods    map[string]string // client id -> its authentication method, when the target names one
 	userIDs    map[string]string // user name -> id
 }
 
 func newIdentitySteps(s *scenario) *identitySteps {
-	ids := &identitySteps{scenario: s, secrets: map[string]string{}, redirects: map[string]string{}, userIDs: map[string]string{}}
+	ids := &identitySteps{scenario: s, secrets: map[string]string{}, redirects: map[string]string{},
+		methods: map[string]string{}, userIDs: map[string]string{}}
 	ids.bind(s.id())
 	return ids
 }
@@ -46,6 +50,32 @@ func newIdentitySteps(s *scenario) *identitySteps {
 // secretOf is the secret of one of the scenario's clients.
 func (ids *identitySteps) secretOf(client string) *credentials {
 	return &credentials{client, ids.secrets[client]}
+}
+
+// authenticate makes a request to an endpoint carry a client's credentials where the scenario does not say
+// how: the method the target names for the client, else one the discovery document lists for the endpoint.
+// Without either, the token endpoint gets form fields (the web client's scheme, spec 5.2) and the others
+// HTTP Basic (the default of RFC 8414 and the method servers must support, RFC 6749 2.3.1). Form fields
+// are added to form; HTTP Basic credentials are returned.
+func (ids *identitySteps) authenticate(kind endpointKind, client string, form url.Values) *credentials {
+	method := ids.methods[client]
+	if method == "" {
+		listed := ids.suite.discovery.authMethodsAt(kind)
+		switch {
+		case kind == tokenEndpoint && (len(listed) == 0 || slices.Contains(listed, clientSecretPost)):
+			method = clientSecretPost
+		case len(listed) == 0 || slices.Contains(listed, clientSecretBasic):
+			method = clientSecretBasic
+		case slices.Contains(listed, clientSecretPost):
+			method = clientSecretPost
+		}
+	}
+	if method == clientSecretPost {
+		form.Set("client_id", client)
+		form.Set("client_secret", ids.secrets[client])
+		return nil
+	}
+	return ids.secretOf(client)
 }
 
 // clientSpec is a client registration.
@@ -67,7 +97,8 @@ func (ids *identitySteps) bind(id string) {
 		for k, v := range map[string]string{"user": "tck-user-" + id, "password": "pw-" + randomID(),
 			"outsider": "tck-user-" + id + "-outsider", "outsider_password": "pw-" + randomID(),
 			"client": client, "resource_client": client + "-resource", "short_client": client + "-short",
-			"user_email": "tck-user-" + id + "@test.org"} {
+			"other_client": client + "-other",
+			"user_email":   "tck-user-" + id + "@test.org"} {
 			ids.vars[k] = v
 		}
 		return
@@ -90,11 +121,20 @@ func (ids *identitySteps) bind(id string) {
 	if fx.Reader != nil && fx.Reader.ID != "" {
 		ids.vars["user_id"] = fx.Reader.ID
 	}
-	for name, c := range map[string]*Client{"client": fx.Web, "resource_client": fx.Resource, "short_client": fx.ShortLived} {
-		if c != nil {
-			ids.vars[name] = c.ID
+	// One client may be both the web and the resource client: what one fixture leaves empty, the other gives.
+	for _, b := range []struct {
+		name string
+		c    *Client
+	}{{"client", fx.Web}, {"resource_client", fx.Resource}, {"short_client", fx.ShortLived}} {
+		if c := b.c; c != nil {
+			ids.vars[b.name] = c.ID
 			ids.secrets[c.ID] = c.Secret
-			ids.redirects[c.ID] = c.RedirectURI
+			if c.RedirectURI != "" {
+				ids.redirects[c.ID] = c.RedirectURI
+			}
+			if c.AuthMethod != "" {
+				ids.methods[c.ID] = c.AuthMethod
+			}
 		}
 	}
 }

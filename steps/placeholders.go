@@ -25,9 +25,24 @@ func (s *scenario) expand(text string) (string, error) {
 		return v
 	})
 	if len(missing) > 0 {
+		for _, m := range missing {
+			if why, ok := artefacts[m[1:len(m)-1]]; ok {
+				return "", Blockedf("%s is not there: %s", m, why)
+			}
+		}
 		return "", fmt.Errorf("unknown placeholder %s in %q", strings.Join(missing, ", "), text)
 	}
 	return out, nil
+}
+
+// artefacts are placeholders that earlier steps of the scenario fill in. A step that names one that was never
+// produced is blocked, not failed, and never sends the placeholder's absence as if it were a value.
+var artefacts = map[string]string{
+	"access_token":  "no token response of this scenario carried an access token",
+	"refresh_token": "no token response of this scenario carried a refresh token",
+	"id_token_sub":  "no token response of this scenario carried an ID token with a subject",
+	"user_id":       "the user's id is not known: neither the administration API, the fixture nor an ID token gave it",
+	"nonce":         "no authorization request was made in this scenario",
 }
 
 // resolveLazy computes a lazy placeholder the first time a text names it.

@@ -2,8 +2,11 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +46,9 @@ func (s *Suite) Preflight(ctx context.Context) error {
 		if err := listable(cs.Repo); err != nil {
 			return err
 		}
+		if err := s.PreflightConfigRepo(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -78,15 +84,16 @@ func listable(r Repo) error {
 }
 
 // preflightAuth resolves the authorization server's endpoints, finds which profile-wide surfaces it lacks, and
-// signs each fixture user in once: a wrong fixture is one error of the run that names its field, not a failure
-// of every scenario.
+// walks the whole flow once for each fixture: a wrong fixture, or a server that fails before any scenario
+// could reach its behaviour, is one error of the run that names the field and the step, not a failure of
+// every scenario.
 func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 	probes := newRestyClient(s.http, func(*exchange) {}) // no scenario's evidence
-	ep, err := resolveEndpoints(ctx, probes, as)
+	ep, doc, err := resolveEndpoints(ctx, probes, as)
 	if err != nil {
 		return err
 	}
-	s.endpoints = ep
+	s.endpoints, s.discovery = ep, doc
 	if err := probeCheckToken(ctx, probes, ep.CheckToken); err != nil {
 		s.missing[features.SurfaceCheckToken] = err.Error()
 	}
@@ -94,51 +101,158 @@ func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 		if s.provisioner, err = newProvisioner(as.Provisioning); err != nil {
 			return fmt.Errorf("services.authServer.provisioning: %w", err)
 		}
+		w := &flowSteps{scenario: newScenario(s)}
+		if _, err := w.clientCredentialsToken(as.Provisioning.ClientID, as.Provisioning.ClientSecret); err != nil {
+			return fmt.Errorf("services.authServer.provisioning: the admin client %s cannot get a token at %s: %w",
+				as.Provisioning.ClientID, ep.Token, err)
+		}
 		return nil
 	}
 	if fx := as.Fixtures; fx != nil {
-		for _, u := range []struct {
-			field string
-			user  *User
-		}{{"reader", fx.Reader}, {"outsider", fx.Outsider}} {
-			if u.user != nil {
-				if err := s.signInOnce(u.user, fx.Web); err != nil {
-					return fmt.Errorf("services.authServer.fixtures.users.%s: %w", u.field, err)
-				}
-			}
+		return s.preflightFixtures(fx)
+	}
+	return nil
+}
+
+// preflightFixtures walks the flow for each fixture: the reader through to a token with fortunes.read (and a
+// refresh token where the server has the grant), the outsider to a code, the short-lived client to a token
+// that expires within seconds, and the resource client through a check of the reader's token.
+func (s *Suite) preflightFixtures(fx *Fixtures) error {
+	const f = "services.authServer.fixtures"
+	if fx.Web == nil {
+		return fmt.Errorf("%s.clients.web is needed to sign users in", f)
+	}
+	reader, consented, err := s.preflightToken(fx.Reader, fx.Web.ID, s.issuesRefreshTokens())
+	if err != nil {
+		return fmt.Errorf("%s: %w", fieldOf(err, f+".clients.web", f+".users.reader"), err)
+	}
+	if err := s.preflightRememberedConsent(fx.Reader, consented); err != nil {
+		return fmt.Errorf("%s.users.reader: %w", f, err)
+	}
+	if fx.Outsider != nil {
+		w := s.preflightWalker()
+		if _, err := w.walkToCode(fx.Outsider.Username, fx.Outsider.Password, fx.Web.ID, "openid fortunes.read"); err != nil {
+			return fmt.Errorf("%s: signing %s in: %w", fieldOf(err, f+".clients.web", f+".users.outsider"), fx.Outsider.Username, err)
+		}
+	}
+	if c := fx.ShortLived; c != nil {
+		if err := s.preflightShortLived(fx.Reader, c); err != nil {
+			return fmt.Errorf("%s.clients.shortLived: %w", f, err)
+		}
+	}
+	if c := fx.Resource; c != nil {
+		if err := reader.preflightResource(c.ID); err != nil {
+			return fmt.Errorf("%s.clients.resource: %w", f, err)
 		}
 	}
 	return nil
+}
+
+// fieldOf names the fixture a flow error is about: the client when the authorization request failed, else
+// the user.
+func fieldOf(err error, client, user string) string {
+	var fe *flowError
+	if errors.As(err, &fe) && fe.step == "the authorization request" {
+		return client
+	}
+	return user
+}
+
+// preflightWalker is a flow of its own, outside every scenario.
+func (s *Suite) preflightWalker() *flowSteps {
+	w := &flowSteps{scenario: newScenario(s)}
+	w.ids = newIdentitySteps(w.scenario)
+	return w
+}
+
+// preflightToken walks the flow for the user and exchanges the code as the client is registered to
+// authenticate; the token must carry fortunes.read, and a refresh token when refresh is set.
+func (s *Suite) preflightToken(u *User, client string, refresh bool) (*checkTokenSteps, bool, error) {
+	w := s.preflightWalker()
+	scope := "openid fortunes.read"
+	if refresh {
+		scope += " " + w.vars["refresh_scopes"]
+	}
+	consented, err := w.walkToCode(u.Username, u.Password, client, scope)
+	if err != nil {
+		return nil, false, fmt.Errorf("signing %s in: %w", u.Username, err)
+	}
+	if err := w.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+		return nil, false, fmt.Errorf("exchanging the code: %w", err)
+	}
+	if w.last.status != http.StatusOK {
+		return nil, false, fmt.Errorf("the token endpoint answered %d to the code exchange, want 200 (are the "+
+			"client's secret and authMethod right?)\n%s", w.last.status, w.last)
+	}
+	got, err := w.grantedScopes()
+	if err != nil {
+		return nil, false, err
+	}
+	if !slices.Contains(got, "fortunes.read") {
+		return nil, false, fmt.Errorf("fortunes.read was not granted: the token's scope is %q. The user must hold "+
+			"fortunes.read and the client %s may ask for it (RFC 6749 3.3 lets a server grant less than asked)",
+			strings.Join(got, " "), client)
+	}
+	if rt, _ := w.tokens["refresh_token"].(string); refresh && rt == "" {
+		return nil, false, fmt.Errorf("no refresh token was issued for the scope %q, though the server has the grant "+
+			"refresh_token: %s", w.asked, w.refreshHint())
+	}
+	return &checkTokenSteps{flowSteps: w}, consented, nil
+}
+
+// preflightRememberedConsent signs the reader in again in a new browser session. A server that asked for
+// consent the first time and not the second remembers consents: the scenarios that must see a consent page
+// cannot run with fixture users unless the target says so.
+func (s *Suite) preflightRememberedConsent(u *User, consented bool) error {
+	if !consented || s.env.AuthServer.DeclaresRememberedConsent {
+		return nil
+	}
+	w := s.preflightWalker()
+	again, err := w.walkToCode(u.Username, u.Password, s.env.AuthServer.Fixtures.Web.ID, "openid fortunes.read")
+	if err != nil {
+		return fmt.Errorf("signing %s in a second time: %w", u.Username, err)
+	}
+	if !again {
+		return fmt.Errorf("the server remembered the consent %s gave a moment ago (a new browser session was sent "+
+			"back with a code without a consent page): declare the capability auth.remembered-consent; the "+
+			"scenarios that must see a consent page then need fresh users (provisioning)", u.Username)
+	}
+	return nil
+}
+
+// preflightShortLived gets a token for the short-lived client, which must expire within 4 seconds.
+func (s *Suite) preflightShortLived(u *User, c *Client) error {
+	w := s.preflightWalker()
+	if _, err := w.walkToCode(u.Username, u.Password, c.ID, "openid fortunes.read"); err != nil {
+		return fmt.Errorf("signing %s in: %w", u.Username, err)
+	}
+	if err := w.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+		return err
+	}
+	if w.last.status != http.StatusOK {
+		return fmt.Errorf("the code exchange answered %d, want 200\n%s", w.last.status, w.last)
+	}
+	exp, err := strconv.ParseFloat(fmt.Sprint(w.tokens["expires_in"]), 64)
+	if err != nil || exp > 4 || exp <= 0 {
+		return fmt.Errorf("its access tokens live %v s (expires_in): the expiry scenarios need a client whose tokens expire within 4 s", w.tokens["expires_in"])
+	}
+	return nil
+}
+
+// preflightResource checks the reader's new token as the resource client, the way the scenarios will: with
+// check_token where the server has it, else introspection. It must be reported active.
+func (ct *checkTokenSteps) preflightResource(client string) error {
+	err := ct.tokenActive(client)
+	if err == nil {
+		return nil
+	}
+	if ct.last != nil && (ct.last.status == http.StatusUnauthorized || ct.last.status == http.StatusForbidden) {
+		return fmt.Errorf("the server refused %s's credentials (%d): check clientSecret and authMethod, and that "+
+			"the client may check tokens\n%s", client, ct.last.status, ct.last)
+	}
+	return fmt.Errorf("%s was not told that the reader's new token is active: %w. A server may answer "+
+		"introspection only to a client in the token's audience: the resource client may then be the web client", client, err)
 }
 
 // MissingSurfaces are the surfaces the target lacks, each with the reason, as Preflight found them.
 func (s *Suite) MissingSurfaces() map[features.Surface]string { return s.missing }
-
-// signInOnce starts a code flow for the web client and signs the user in; the sign-in page coming back means
-// the password was refused.
-func (s *Suite) signInOnce(u *User, web *Client) error {
-	if web == nil {
-		return fmt.Errorf("services.authServer.fixtures.clients.web is needed to sign %s in", u.Username)
-	}
-	w := &flowSteps{scenario: newScenario(s)}
-	w.ids = newIdentitySteps(w.scenario)
-	if err := w.askForCode(web.ID, "openid", web.RedirectURI); err != nil {
-		return fmt.Errorf("starting a sign-in of %s at %s: %w", u.Username, s.endpoints.Authorization, err)
-	}
-	if w.browser.redirect != nil {
-		return fmt.Errorf("the authorization server sent the browser back to the client without a sign-in page: %s", w.browser.redirect)
-	}
-	if err := w.signIn(u.Username, u.Password); err != nil {
-		return fmt.Errorf("signing %s in at %s: %w", u.Username, w.browser.pageURL, err)
-	}
-	if w.browser.redirect == nil {
-		p, err := w.browser.parse(s.env.AuthServer.Pages)
-		if err != nil {
-			return err
-		}
-		if f, _, _ := p.signInForm(); f != nil {
-			return fmt.Errorf("the sign-in at %s refused the password of %s (the sign-in page came back); check the fixture", w.browser.pageURL, u.Username)
-		}
-	}
-	return nil
-}

@@ -3,6 +3,7 @@ package steps
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 
 	"github.com/go-resty/resty/v2"
 )
@@ -33,6 +34,7 @@ func newScenario(s *Suite) *scenario {
 		"host":   id + ".tck.test",
 	}, lazy: map[string]func() (string, error){}}
 	sc.http = newRestyClient(s.http, sc.record)
+	sc.vars["refresh_scopes"] = strings.Join(s.refreshScopes(), " ")
 	ep := s.endpoints
 	for k, v := range map[string]string{"issuer": ep.Issuer, "authorization_endpoint": ep.Authorization, "token_endpoint": ep.Token} {
 		if v != "" {

@@ -49,7 +49,7 @@ Commands:
   capabilities  List the optional capabilities a target file may declare.
 
 Exit status: 0 every selected scenario passed; 1 some failed; 2 bad usage or target file;
-3 the run could not be done (target unreachable, reference failed to start); 130 interrupted.
+3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start); 130 interrupted.
 Run 'tck COMMAND --help' for the flags of a command.
 `
 

@@ -19,7 +19,12 @@ Feature: Authorization code flow, sign-in and consent
   (password {outsider_password}) does not; {client} is a confidential web client and {resource_client} a
   resource server's client. They are made fresh for every scenario through an administration API, or they are
   the target's fixtures. {nonce} is the nonce of the last authorization request, {access_token} and {user_id}
-  come from the last token response.
+  come from the last token response. {refresh_scopes} are the scopes that bring a refresh token besides the
+  ones a scenario names: offline_access where the server's discovery document lists it (OpenID Connect Core
+  11), what the target names in refreshScopes, or none. {other_client} is a second web client, made fresh.
+
+  Steps that obtain what a scenario needs (a code, a token, a used refresh token) are preconditions: when one
+  fails, the scenario is blocked, not failed, and a step that uses what they produced checks it is there.
 
   Background:
     Given a user "{user}" who holds fortunes.read
@@ -36,7 +41,7 @@ Feature: Authorization code flow, sign-in and consent
     When the client exchanges the code with its credentials as form fields
     Then the answer is 200 with a JSON body
     And the token response carries an access token with the scope "openid fortunes.read"
-    And the token response has a refresh token and an id token
+    And the token response has an id token
 
   @spec-5.1
   Scenario: The ID token is signed by the server and names the issuer, the client and the nonce
@@ -50,8 +55,6 @@ Feature: Authorization code flow, sign-in and consent
     And "<user>" signs in with the password "<password>"
     Then the authorization server shows a sign-in page
     And the browser has not been sent back to the client
-    When "{user}" signs in with the password "{password}"
-    Then the authorization server asks to authorize the scopes "openid fortunes.read"
 
     Examples:
       | case                 | user          | password       |
@@ -69,13 +72,22 @@ Feature: Authorization code flow, sign-in and consent
     And the token response carries an access token with the scope "openid"
     And the token response does not carry the scope "fortunes.read"
 
-  @spec-3.1-awaiting-consent @capability-auth.remembered-consent
+  @spec-3.1-awaiting-consent @capability-auth.remembered-consent @fresh-consent
   Scenario: A second sign-in does not ask for consent again
-    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    Given "{user}" has approved "{client}" on a consent page for the scope "openid fortunes.read"
     And the browser starts a new session
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" signs in with the password "{password}"
     Then the browser is sent back to the redirect URI with a code and the same state
+
+  @spec-3.1-signed-in-no-consent @capability-auth.remembered-consent @fresh-consent
+  Scenario: A consent remembered for one client is not a consent for another
+    Given a web client "{other_client}" that may request "openid fortunes.read" with the grants "authorization_code refresh_token"
+    And "{user}" has approved "{client}" on a consent page for the scope "openid fortunes.read"
+    And the browser starts a new session
+    When the browser asks for a code for "{other_client}" with the scope "openid fortunes.read"
+    And "{user}" signs in with the password "{password}"
+    Then the authorization server asks to authorize the scopes "openid fortunes.read"
 
   @spec-3.1-awaiting-consent @spec-7-auth-server-errors @fresh-consent
   Scenario: Denying consent sends the browser back with access_denied
@@ -87,22 +99,22 @@ Feature: Authorization code flow, sign-in and consent
   @spec-2.1 @spec-3.1-code-issued @fixture-outsider
   Scenario: A user outside the group fortunes.read gets a token without that scope
     Given a user "{outsider}" who does not hold fortunes.read
-    When "{outsider}" obtains a code for "{client}" with the scope "openid fortunes.read"
-    And the client exchanges the code with its credentials as form fields
+    And "{outsider}" obtains a code for "{client}" with the scope "openid fortunes.read"
+    When the client exchanges the code with its credentials as form fields
     Then the answer is 200 with a JSON body
     And the token response does not carry the scope "fortunes.read"
 
   @spec-5.2 @spec-4.1-post-oauth-token
   Scenario: The client may also authenticate with HTTP Basic at the token endpoint
-    When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
-    And the client exchanges the code with HTTP Basic authentication
+    Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
+    When the client exchanges the code with HTTP Basic authentication
     Then the answer is 200 with a JSON body
     And the token response carries an access token with the scope "openid fortunes.read"
 
   @spec-2.1-client-secret @spec-7-auth-server-errors
   Scenario: Wrong client credentials at the token endpoint get invalid_client
-    When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
-    And the client exchanges the code with the secret "wrong-secret" as form fields
+    Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
+    When the client exchanges the code with the secret "wrong-secret" as form fields
     Then the answer is 401 with the error "invalid_client"
 
   @spec-2.1-client-redirect_uri @spec-7-auth-server-errors @capability-auth.redirect-uri-errors
@@ -113,8 +125,8 @@ Feature: Authorization code flow, sign-in and consent
 
   @spec-7-auth-server-errors
   Scenario: A code can be exchanged only once
-    When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
-    And the client exchanges the code with its credentials as form fields
+    Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
+    When the client exchanges the code with its credentials as form fields
     Then the answer is 200 with a JSON body
     When the client exchanges the code with its credentials as form fields
     Then the answer is 400 with the error "invalid_grant"
@@ -122,29 +134,32 @@ Feature: Authorization code flow, sign-in and consent
   @spec-7-auth-server-errors @capability-auth.replay-revokes @fixture-resource-client
   Scenario: Replaying a code revokes the tokens issued from it
     Given a resource client "{resource_client}" with the authorities "fortunes.read authz.resource"
-    When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
-    And the client exchanges the code with its credentials as form fields
-    And the client exchanges the code with its credentials as form fields
+    And "{user}" holds a token from "{client}" for "openid fortunes.read"
+    And the authorization server reports the access token as active to "{resource_client}"
+    When the client exchanges the code again
     Then the authorization server reports the access token as no longer active to "{resource_client}"
 
   @spec-7-auth-server-errors
   Scenario: A wrong PKCE verifier gets invalid_grant
-    When "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
-    And the client exchanges the code with its credentials as form fields and the verifier "not-the-verifier-of-this-code-0123456789abcdef"
+    Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
+    When the client exchanges the code with its credentials as form fields and the verifier "not-the-verifier-of-this-code-0123456789abcdef"
     Then the answer is 400 with the error "invalid_grant"
 
-  @spec-4.1-post-oauth-token
-  Scenario: The refresh token grant gives a new access token
-    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+  @spec-1.1 @spec-4.1-post-oauth-token
+  Scenario: The code brings a refresh token, and the refresh token grant a new access token
+    Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read {refresh_scopes}"
+    When the client exchanges the code with its credentials as form fields
+    Then the answer is 200 with a JSON body
+    And the token response has a refresh token
     When the client uses the refresh token
     Then the answer is 200 with a JSON body
     And the token response carries an access token with the scope "openid fortunes.read"
 
   @spec-4.1-post-oauth-token @capability-auth.refresh-rotation
   Scenario: A refresh token that was used already gets invalid_grant
-    Given "{user}" holds a token from "{client}" for "openid fortunes.read"
-    When the client uses the refresh token
-    And the client uses the first refresh token again
+    Given "{user}" holds a token and a refresh token from "{client}" for "openid fortunes.read"
+    And the client has used the refresh token
+    When the client uses the first refresh token again
     Then the answer is 400 with the error "invalid_grant"
 
   @spec-4.1-get-userinfo
@@ -172,5 +187,6 @@ Feature: Authorization code flow, sign-in and consent
   Scenario: A revoked access token is no longer active
     Given a resource client "{resource_client}" with the authorities "fortunes.read authz.resource"
     And "{user}" holds a token from "{client}" for "openid fortunes.read"
+    And the authorization server reports the access token as active to "{resource_client}"
     When the client revokes the access token
     Then the authorization server reports the access token as no longer active to "{resource_client}"

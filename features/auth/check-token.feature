@@ -81,6 +81,7 @@ Feature: Token check
   @spec-7-auth-server-errors @capability-auth.revocation
   Scenario: A revoked token is answered 400 invalid_token
     Given "{user}" holds a token from "{client}" for "openid fortunes.read"
+    And the authorization server reports the access token as active to "{resource_client}"
     When the client revokes the access token
     And "{resource_client}" checks the access token
     Then the answer is 400 with the error "invalid_token" and the description "The token has been revoked"

@@ -9,8 +9,10 @@ Feature: Greeting client
   harness reads it without scraping HTML.
 
   The greeting client is registered at the authorization server by whoever runs it. The harness brings a user
-  who holds fortunes.read, {user} with the password {password}: fresh for every scenario where the target has
-  an administration API, else its fixture.
+  who holds fortunes.read, {user} with the password {password}, and one who does not, {outsider} with the
+  password {outsider_password}: fresh for every scenario where the target has an administration API, else its
+  fixtures. {client} is the harness's own web client, with which it checks what the fortune service makes of
+  a user's token.
 
   Background:
     Given a user "{user}" who holds fortunes.read
@@ -39,6 +41,16 @@ Feature: Greeting client
     And the user denies
     Then the browser is back at the greeting client
     And the greeting page says that access was denied, not that the server failed
+
+  @spec-4.3-get-root @fixture-outsider
+  Scenario: A fortune call the fortune service refuses is not shown as a fortune
+    Given a user "{outsider}" who does not hold fortunes.read
+    And a web client "{client}" that may request "openid fortunes.read" with the grants "authorization_code refresh_token"
+    And the fortune service refuses the token "{outsider}" gets from "{client}" for "openid fortunes.read"
+    When a browser opens the greeting client
+    And "{outsider}" signs in with the password "{outsider_password}" and approves if asked
+    Then the browser is back at the greeting client
+    And the greeting page shows no fortune
 
   @spec-4.3-get-root @fresh-consent
   Scenario: A code that comes back with another state is refused
