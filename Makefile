@@ -2,11 +2,12 @@
 GO ?= go
 BENCHTIME ?= 1s
 
-.PHONY: help demo test conformance bench load deps vet build images compose-up mutants
+.PHONY: help demo test conformance interop bench load deps vet build images compose-up mutants
 help:
 	@echo "make demo         run the reference stack on the default ports (data in .data/)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
 	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation)"
+	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ and the README's table (ONLY=name,name)"
 	@echo "make mutants      run the suite against every deliberate bug of tools/mutants/catalogue.yaml (~30 min; ONLY=id,id J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
 	@echo "make load         start each service and its baseline, drive them under load, print issue 11's ratios (~75 s; D=5s C=32 ONLY=gateway,fortune,config)"
@@ -31,6 +32,10 @@ conformance: deps
 	$(GO) run ./cmd/tck run $(if $(TARGET),--target $(TARGET)) $(if $(TAGS),--tags '$(TAGS)')
 	@mkdir -p reports/reference
 	@$(if $(TARGET),true,cp reports/conformance-report.yaml reports/reference/conformance-report.yaml)
+
+interop: deps
+	@scripts/hydra-deps.sh
+	$(GO) run ./tools/interop $(if $(ONLY),--only $(ONLY))
 
 mutants: deps
 	$(GO) run ./tools/mutants $(if $(ONLY),--only $(ONLY)) $(if $(J),-j $(J))

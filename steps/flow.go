@@ -139,6 +139,9 @@ func (fl *flowSteps) askForCode(client, scope, redirect string) error {
 	fl.verifier = verifier
 	q := url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {redirect}, "scope": {scope},
 		"state": {fl.state}, "nonce": {fl.vars["nonce"]}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}}
+	if slices.Contains(words(scope), "offline_access") {
+		q.Set("prompt", "consent") // OpenID Connect Core 11: offline access is asked with prompt=consent
+	}
 	sep := "?"
 	if strings.Contains(authorize, "?") {
 		sep = "&"

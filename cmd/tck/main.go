@@ -20,6 +20,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 	"github.com/fortune-tck/fortune-tck/harness/containers"
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
+	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )
 
@@ -39,6 +40,7 @@ Usage:
   tck coverage [--verbose] [--features DIR]
   tck validate FILE
   tck capabilities
+  tck matrix [--check] DIR...
 
 Commands:
   run           Run the features. Without --target, build the reference implementation from this checkout,
@@ -47,6 +49,8 @@ Commands:
                 it; then the citations no outcome step backs, and the sections no scenario covers yet.
   validate      Check a target file and report every mistake with its field.
   capabilities  List the optional capabilities a target file may declare.
+  matrix        Compare the reports of several implementations (each DIR holds a conformance-report.yaml and
+                the differences.yaml that says why each difference is one) as a Markdown table.
 
 Exit status: 0 every selected scenario passed; 1 some failed; 2 bad usage or target file;
 3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start); 130 interrupted.
@@ -75,8 +79,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "capabilities":
 		printCapabilities(stdout)
 		return exitOK
+	case "matrix":
+		return runMatrix(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities (tck --help)\n", args[0])
+	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities, matrix (tck --help)\n", args[0])
 	return exitUsage
 }
 
@@ -259,4 +265,36 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	return exitOK
+}
+
+// runMatrix prints the interop table of the reports in the folders given; with --check, a difference without a
+// note or a note about nothing the run showed is an error.
+func runMatrix(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("tck matrix", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	check := fl.Bool("check", false, "fail when a difference has no note in differences.yaml, or a note explains nothing the report shows")
+	fl.Usage = usageOf(fl, "tck matrix [--check] DIR...", "Prints a Markdown table of the conformance reports in the folders: one row per implementation, each\nprofile's core and extended result, and why it differs where it does (DIR/differences.yaml).")
+	if err := fl.Parse(args); err != nil {
+		return parseStatus(err)
+	}
+	if fl.NArg() == 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	var rows []matrix.Row
+	status := exitOK
+	for _, dir := range fl.Args() {
+		r, err := matrix.Load(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "tck matrix: %v\n", err)
+			return exitUsage
+		}
+		if err := r.Check(); err != nil && *check {
+			fmt.Fprintf(stderr, "tck matrix: %s: %v\n", dir, err)
+			status = exitFailed
+		}
+		rows = append(rows, r)
+	}
+	fmt.Fprint(stdout, matrix.Markdown(rows))
+	return status
 }

@@ -32,7 +32,7 @@ type AuthServer struct {
 	// RefreshScopes are the scopes asked for besides a scenario's own when it needs a refresh token, such as
 	// OpenID Connect's offline_access (Core 11). Nil means offline_access when the discovery document lists it
 	// in scopes_supported; an empty list asks for none.
-	RefreshScopes []string `yaml:"refreshScopes"`
+	RefreshScopes []string `yaml:"refreshScopes,omitempty"`
 }
 
 // Endpoints are the authorization server's endpoints, each an absolute URL. Empty ones come from discovery,

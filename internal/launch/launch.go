@@ -161,6 +161,13 @@ func (p *Process) WaitFile(ctx context.Context, path string, timeout time.Durati
 	return line, err
 }
 
+// WaitOutput polls until the program's output holds line, the ready line of a start script.
+func (p *Process) WaitOutput(ctx context.Context, line string, timeout time.Duration) error {
+	return p.wait(ctx, timeout, fmt.Sprintf("its output (for %q)", line), func() bool {
+		return strings.Contains(p.Output(), line)
+	})
+}
+
 // WaitPath polls until path exists, for a file its program writes whole through a rename (a target file).
 func (p *Process) WaitPath(ctx context.Context, path string, timeout time.Duration) error {
 	return p.wait(ctx, timeout, path, func() bool {
