@@ -5,6 +5,8 @@
 #   chromium:     the real-browser scenario of the greeting client (driven by chromedp)
 #   node, npm:    the example oidc-provider deployment (examples/oidc-provider) that the interop test runs;
 #                 its npm packages go to ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider
+#   go:           zitadel/oidc's example OpenID Provider with fortunes.read (examples/zitadel/op), built into
+#                 ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/zitadel/bin/op
 #   git:          the harness pushes to a local configuration repository through git's own upload-pack and
 #                 receive-pack (go-git's file transport), changing no process-wide state of go-git
 #   postgresql:   the authorization server's shared store for replicas (internal/pgtest runs a real server)
@@ -53,6 +55,21 @@ if [ "$installed" != "$pinned" ]; then
   mkdir -p "$cache"
   cp "$example/package.json" "$cache/package.json"
   (cd "$cache" && npm install --omit=dev --no-audit --no-fund)
+fi
+
+# The example zitadel/oidc OpenID Provider (examples/zitadel): zitadel/oidc's example server with the scope
+# fortunes.read registered for its clients, examples/zitadel/op, a Go module of its own (not a dependency of this
+# module; its dependencies come through the Go module proxy), built into a cache folder outside the source tree.
+# go build runs only when the binary there is absent or older than the module's main.go, go.mod or go.sum:
+# about 35 s on two cores with empty module and build caches, 20 s with an empty build cache only, 1 s with
+# warm ones, nothing when up to date.
+zitadel_src="$(cd "$(dirname "$0")/../examples/zitadel/op" && pwd)"
+zitadel_bin="${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/zitadel/bin"
+if [ ! -x "$zitadel_bin/op" ] || [ "$zitadel_src/main.go" -nt "$zitadel_bin/op" ] ||
+  [ "$zitadel_src/go.mod" -nt "$zitadel_bin/op" ] || [ "$zitadel_src/go.sum" -nt "$zitadel_bin/op" ]; then
+  echo "deps: building zitadel/oidc's example OP with fortunes.read (examples/zitadel/op) into $zitadel_bin"
+  mkdir -p "$zitadel_bin"
+  (cd "$zitadel_src" && GOWORK=off go build -o "$zitadel_bin/op.new" . && mv -f "$zitadel_bin/op.new" "$zitadel_bin/op")
 fi
 
 # Docker, Compose and the base image of the container tests; as root it installs and starts them, otherwise it

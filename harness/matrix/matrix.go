@@ -189,11 +189,10 @@ func profileCell(rep report.ConformanceReport, name string) string {
 		if string(p.Name) != name {
 			continue
 		}
-		s := "core " + string(p.Core.Result)
-		if p.Extended != nil {
-			s += ", extended " + string(p.Extended.Result.Result)
+		if p.Extended == nil || p.Extended.Result.Result == p.Core.Result {
+			return string(p.Core.Result)
 		}
-		return s
+		return "core " + string(p.Core.Result) + ", extended " + string(p.Extended.Result.Result)
 	}
 	return "not under test"
 }
