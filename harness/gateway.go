@@ -20,16 +20,7 @@ import (
 // given to the target's apply command; access logs are read from the files the target names.
 func gatewayEnv(g *target.Gateway, opts Options) *steps.Gateway {
 	env := &steps.Gateway{Name: g.GatewayName, HarnessHost: g.HarnessHost, Manifests: opts.Features,
-		Apply: applier(g)}
-	if g.ManifestDir != "" {
-		env.Remove = func(_ context.Context, name string) error {
-			err := os.Remove(filepath.Join(g.ManifestDir, name+".yaml"))
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-	}
+		Apply: applier(g), Remove: remover(g)}
 	for _, inst := range g.Instances {
 		env.Instances = append(env.Instances, steps.GatewayInstance{HTTP: inst.HTTP, HTTPS: inst.HTTPS})
 	}
@@ -39,6 +30,8 @@ func gatewayEnv(g *target.Gateway, opts Options) *steps.Gateway {
 	return env
 }
 
+// applier writes a manifest into the watched folder, readable by whoever runs the gateway (0644), or runs the
+// target's apply command on it.
 func applier(g *target.Gateway) func(context.Context, string, []byte) error {
 	if g.ManifestDir != "" {
 		return func(_ context.Context, name string, manifest []byte) error {
@@ -50,23 +43,52 @@ func applier(g *target.Gateway) func(context.Context, string, []byte) error {
 		}
 	}
 	return func(ctx context.Context, name string, manifest []byte) error {
-		f, err := os.CreateTemp("", "tck-manifest-*.yaml")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(f.Name())
-		if _, err := f.Write(manifest); err != nil {
-			f.Close()
-			return err
-		}
-		f.Close()
-		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", g.Apply)
-		cmd.Env = append(os.Environ(), "TCK_MANIFEST="+f.Name(), "TCK_MANIFEST_NAME="+name)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("services.gateway.apply failed for %s: %w\n%s", name, err, out)
-		}
-		return nil
+		return runOnManifest(ctx, "services.gateway.apply", g.Apply, name, manifest)
 	}
+}
+
+// remover takes a manifest back: its file out of the watched folder, or the target's delete command on it;
+// nil when the target gives no way.
+func remover(g *target.Gateway) func(context.Context, string, []byte) error {
+	switch {
+	case g.ManifestDir != "":
+		return func(_ context.Context, name string, _ []byte) error {
+			err := os.Remove(filepath.Join(g.ManifestDir, name+".yaml"))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+	case g.Delete != "":
+		return func(ctx context.Context, name string, manifest []byte) error {
+			return runOnManifest(ctx, "services.gateway.delete", g.Delete, name, manifest)
+		}
+	}
+	return nil
+}
+
+// runOnManifest runs a command of the target with the manifest in the file $TCK_MANIFEST.
+func runOnManifest(ctx context.Context, field, command, name string, manifest []byte) error {
+	f, err := os.CreateTemp("", "tck-manifest-*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(manifest); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil { // read by the command, which may run as another user
+		f.Close()
+		return err
+	}
+	f.Close()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Env = append(os.Environ(), "TCK_MANIFEST="+f.Name(), "TCK_MANIFEST_NAME="+name)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s failed for %s: %w\n%s", field, name, err, out)
+	}
+	return nil
 }
 
 func readAll(paths []string) (string, error) {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -28,9 +27,9 @@ type Gateway struct {
 	Name string
 	// Apply hands a manifest (one or more YAML documents) to the gateway, under a name of the scenario's.
 	Apply func(ctx context.Context, name string, manifest []byte) error
-	// Remove takes back a manifest Apply handed over; nil when the target has no way to (an apply command
-	// such as kubectl's refuses an invalid manifest before it is stored).
-	Remove func(ctx context.Context, name string) error
+	// Remove takes back a manifest Apply handed over (the same name and content); nil when the target has no
+	// way to: the manifest is then named in the report as left behind.
+	Remove func(ctx context.Context, name string, manifest []byte) error
 	// AccessLog returns the access log of every instance so far, one JSON object a line.
 	AccessLog func() (string, error)
 	// HarnessHost is the address at which the gateway reaches the upstream the steps run.
@@ -51,9 +50,6 @@ type gatewaySteps struct {
 	*scenario
 	routes  map[string]string
 	answers []*exchange
-	// offered are the invalid manifests handed to the gateway, taken back when the scenario ends so that a
-	// gateway that refuses its whole folder for one bad file is not held back in later scenarios.
-	offered []string
 	// client trusts the gateway's self-signed certificate and records each answer as the scenario's last.
 	client *resty.Client
 }
@@ -94,7 +90,6 @@ func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, gw.routeToUpstream)
 	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, gw.applyPolicy)
 	sc.Step(`^the invalid policy "([^"]+)" is offered for the route$`, gw.offerPolicy)
-	sc.After(gw.takeBackOffered)
 	sc.Step(`^(\d+) requests? with "([^"]+)" (?:are|is) sent to the route(?: "([^"]+)")?$`, func(n int, h, route string) error {
 		return gw.sendHeaders(n, h, sendOptions{method: "GET", route: route})
 	})
@@ -181,7 +176,7 @@ func (gw *gatewaySteps) routeToUpstream(ctx context.Context, route, host string)
 	if err != nil {
 		return err
 	}
-	if err := g.Apply(ctx, route+"-route", []byte(manifest)); err != nil {
+	if err := gw.apply(ctx, g, route+"-route", []byte(manifest)); err != nil {
 		return err
 	}
 	gw.routes[route] = host
@@ -296,7 +291,7 @@ func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string)
 	if err != nil {
 		return err
 	}
-	if err := g.Apply(ctx, gw.vars["route"]+"-"+strings.TrimSuffix(template, ".yaml"), []byte(manifest)); err != nil {
+	if err := gw.apply(ctx, g, gw.vars["route"]+"-"+strings.TrimSuffix(template, ".yaml"), []byte(manifest)); err != nil {
 		return err
 	}
 	takesEffect := func(target string) error {
@@ -335,28 +330,24 @@ func (gw *gatewaySteps) offerPolicy(ctx context.Context, template string) error 
 		return err
 	}
 	name := gw.vars["route"] + "-" + strings.TrimSuffix(template, ".yaml")
-	if err := g.Apply(ctx, name, []byte(manifest)); err != nil {
+	if err := gw.apply(ctx, g, name, []byte(manifest)); err != nil {
 		return nil // refused when applied; had the apply failed for another reason, so would the next policy's
 	}
-	gw.offered = append(gw.offered, name)
 	return nil
 }
 
-// takeBackOffered takes back every invalid manifest the scenario offered. An After hook returns its own errors
-// only: godog already reports the scenario's error, and adds to it whatever a hook returns.
-func (gw *gatewaySteps) takeBackOffered(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
-	g := gw.suite.env.Gateway
-	if g == nil || g.Remove == nil {
-		return ctx, nil
+// apply hands a manifest to the gateway and registers it to be taken back when the scenario ends (the invalid
+// ones too: a gateway that refuses its whole folder for one bad file must not be held back after the run).
+func (gw *gatewaySteps) apply(ctx context.Context, g *Gateway, name string, manifest []byte) error {
+	if err := g.Apply(ctx, name, manifest); err != nil {
+		return err
 	}
-	var errs []error
-	for _, name := range gw.offered {
-		if err := g.Remove(ctx, name); err != nil {
-			errs = append(errs, fmt.Errorf("taking back the manifest %s: %w", name, err))
-		}
+	var remove func(context.Context) error
+	if g.Remove != nil {
+		remove = func(ctx context.Context) error { return g.Remove(ctx, name, manifest) }
 	}
-	gw.offered = nil
-	return ctx, errors.Join(errs...)
+	gw.created("the gateway manifest "+name, remove)
+	return nil
 }
 
 // windowPosition is how far into its epoch-aligned window of length win the moment t is, and how much is left.

@@ -16,34 +16,45 @@ func TestAfterHooksReturnOnlyTheirOwnErrors(t *testing.T) {
 	scenarioErr := errors.New("request 4: status 200, want 429")
 	removed := map[string]bool{}
 	failing := errors.New("permission denied")
-	s := New(Env{Gateway: &Gateway{Remove: func(_ context.Context, name string) error {
-		removed[name] = true
-		if strings.HasSuffix(name, "-bad") {
-			return failing
+	s := New(Env{Gateway: &Gateway{
+		Apply: func(context.Context, string, []byte) error { return nil },
+		Remove: func(_ context.Context, name string, _ []byte) error {
+			removed[name] = true
+			if strings.HasSuffix(name, "-bad") {
+				return failing
+			}
+			return nil
+		}}})
+
+	gw := &gatewaySteps{scenario: newScenario(s)}
+	for _, name := range []string{"r-ok", "r1-bad", "r2-bad"} {
+		if err := gw.apply(context.Background(), s.env.Gateway, name, nil); err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	}}})
-
-	gw := &gatewaySteps{scenario: newScenario(s), offered: []string{"r-ok"}}
-	if _, err := gw.takeBackOffered(context.Background(), nil, scenarioErr); err != nil {
-		t.Errorf("takeBackOffered = %v after a failed scenario whose manifests it took back, want nil", err)
 	}
-	if !removed["r-ok"] {
-		t.Error("the offered manifest was not taken back")
+	other := newScenario(s)
+	other.created("another scenario's manifest", func(context.Context) error { removed["other"] = true; return nil })
+	err := gw.removeCreated(context.Background())
+	if !removed["r-ok"] || removed["other"] {
+		t.Errorf("removed %v: want the scenario's own manifests, not another scenario's", removed)
 	}
-
-	gw = &gatewaySteps{scenario: newScenario(s), offered: []string{"r1-bad", "r2-bad"}}
-	_, err := gw.takeBackOffered(context.Background(), nil, scenarioErr)
-	if !errors.Is(err, failing) || strings.Contains(err.Error(), scenarioErr.Error()) {
-		t.Errorf("takeBackOffered = %v, want its own error without the scenario's", err)
+	if !errors.Is(err, failing) || strings.Contains(err.Error(), scenarioErr.Error()) ||
+		!strings.Contains(err.Error(), "r1-bad") || !strings.Contains(err.Error(), "r2-bad") {
+		t.Errorf("removeCreated = %v, want its own errors, every manifest it could not take back named", err)
 	}
-	if !strings.Contains(err.Error(), "r1-bad") || !strings.Contains(err.Error(), "r2-bad") {
-		t.Errorf("takeBackOffered = %v, want every manifest it could not take back named", err)
+	if left := s.LeftBehind(); len(left) != 2 {
+		t.Errorf("left behind: %v, want the two manifests that could not be removed", left)
+	}
+	if err := s.Cleanup(context.Background()); err != nil || !removed["other"] {
+		t.Errorf("Cleanup = %v, removed %v: want what the other scenario left removed at the end of the run", err, removed)
 	}
 
-	gw = &gatewaySteps{scenario: newScenario(New(Env{}))}
-	if _, err := gw.takeBackOffered(context.Background(), nil, scenarioErr); err != nil {
-		t.Errorf("takeBackOffered without a gateway = %v, want nil", err)
+	noWay := New(Env{Gateway: &Gateway{Apply: func(context.Context, string, []byte) error { return nil }}})
+	gw = &gatewaySteps{scenario: newScenario(noWay)}
+	_ = gw.apply(context.Background(), noWay.env.Gateway, "r-kept", nil)
+	if err := gw.removeCreated(context.Background()); err != nil || len(noWay.LeftBehind()) != 1 ||
+		!strings.Contains(noWay.LeftBehind()[0], "r-kept") {
+		t.Errorf("a target with no way to remove: err %v, left behind %v; want the manifest named", err, noWay.LeftBehind())
 	}
 
 	ap := &configAppSteps{scenario: newScenario(New(Env{}))}
@@ -64,7 +75,7 @@ func TestAFailedScenarioReportsItsStepErrorOnce(t *testing.T) {
 		blocked bool
 	}{{"Given", true}, {"Then", false}} {
 		t.Run(c.keyword, func(t *testing.T) {
-			s := New(Env{Gateway: &Gateway{Remove: func(context.Context, string) error { return nil }}})
+			s := New(Env{Gateway: &Gateway{Remove: func(context.Context, string, []byte) error { return nil }}})
 			var got error
 			var blocked bool
 			suite := godog.TestSuite{

@@ -99,6 +99,9 @@ type Suite struct {
 	quotes     *quoteSource
 	quotesErr  error
 
+	// cleanups are what scenarios created in the target, until they are removed (cleanup.go).
+	cleanups cleanups
+
 	upstreamOnce sync.Once
 	upstream     *upstream
 	upstreamErr  error
@@ -136,6 +139,9 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	core := newScenario(s)
 	trackFailedStep(sc)
+	sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
+		return ctx, core.removeCreated(ctx)
+	})
 	sc.After(core.attachEvidence)
 	core.registerAnswerSteps(sc)
 	ids := newIdentitySteps(core)

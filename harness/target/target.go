@@ -58,6 +58,10 @@ type Gateway struct {
 	ManifestDir string `yaml:"manifestDir"`
 	// Apply is a shell command that applies the manifest in the file $TCK_MANIFEST (e.g. kubectl apply -f).
 	Apply string `yaml:"apply"`
+	// Delete is a shell command that removes what Apply applied, given the same $TCK_MANIFEST and
+	// $TCK_MANIFEST_NAME (e.g. kubectl delete --ignore-not-found -f). Without it, the manifests the suite
+	// applies stay in the gateway, and the report names them as left behind.
+	Delete string `yaml:"delete"`
 	// AccessLogs are files holding each instance's JSON access log, for the access-log scenario.
 	AccessLogs []string `yaml:"accessLogs"`
 	// HarnessHost is the address at which the gateway reaches the harness's upstream (default 127.0.0.1).
@@ -309,6 +313,9 @@ func (g *Gateway) validate() []string {
 		if inst.HTTPS != "" {
 			problems = append(problems, checkHTTPURL(field+".https", inst.HTTPS)...)
 		}
+	}
+	if g.Delete != "" && g.Apply == "" {
+		problems = append(problems, "services.gateway.delete: goes with apply (a folder given as manifestDir is cleaned by the harness itself)")
 	}
 	if (g.ManifestDir == "") == (g.Apply == "") {
 		problems = append(problems, "services.gateway: give exactly one of manifestDir (a folder the gateway watches) and apply (a command)")

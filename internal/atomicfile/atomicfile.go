@@ -9,10 +9,17 @@ import (
 )
 
 // Write writes data to a temporary file beside path (a dot file that no
-// pattern such as *.yaml takes) and renames it to path.
+// pattern such as *.yaml takes) and renames it to path. The file is readable
+// by every user (0644): a gateway in a container reads the manifests the
+// harness writes as a user of its own.
 func Write(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
 		return err
 	}
 	if _, err := tmp.Write(data); err != nil {

@@ -1,0 +1,88 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// The suite leaves a target as it found it: whatever a step creates there (a manifest, a user, a client, a
+// branch) is registered with the way to remove it, removed when its scenario ends, passed or failed, and by
+// Suite.Cleanup at the end of the run for what a scenario interrupted by Ctrl-C never got to remove. What a
+// target gives no way to remove is named by LeftBehind, for the report.
+
+// undo is one thing a scenario created in the target, and how to remove it (nil: the target has no way).
+type undo struct {
+	scenario string // the scenario's id ({app})
+	what     string
+	remove   func(context.Context) error
+}
+
+// cleanups is the suite's register of what scenarios created and have not removed yet.
+type cleanups struct {
+	mu      sync.Mutex
+	pending []undo
+	left    []string
+}
+
+// created registers something the scenario made in the target, with the way to remove it.
+func (s *scenario) created(what string, remove func(context.Context) error) {
+	c := &s.suite.cleanups
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = append(c.pending, undo{scenario: s.id(), what: what, remove: remove})
+}
+
+// removeCreated removes what the scenario created, newest first; it is an After hook, and returns only its own
+// errors.
+func (s *scenario) removeCreated(ctx context.Context) error {
+	return s.suite.cleanups.run(ctx, func(u undo) bool { return u.scenario == s.id() })
+}
+
+// Cleanup removes what scenarios created and did not remove (a run interrupted in the middle of one), and
+// returns what went wrong.
+func (s *Suite) Cleanup(ctx context.Context) error {
+	return s.cleanups.run(ctx, func(undo) bool { return true })
+}
+
+// LeftBehind names what the suite created in the target and could not remove, or had no way to.
+func (s *Suite) LeftBehind() []string {
+	c := &s.cleanups
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.left)
+}
+
+func (c *cleanups) run(ctx context.Context, mine func(undo) bool) error {
+	c.mu.Lock()
+	var todo []undo
+	c.pending = slices.DeleteFunc(c.pending, func(u undo) bool {
+		if mine(u) {
+			todo = append(todo, u)
+			return true
+		}
+		return false
+	})
+	c.mu.Unlock()
+	var errs []error
+	for i := len(todo) - 1; i >= 0; i-- {
+		u := todo[i]
+		if u.remove == nil {
+			c.leave(u.what + " (the target gives no way to remove it)")
+			continue
+		}
+		if err := u.remove(context.WithoutCancel(ctx)); err != nil {
+			c.leave(fmt.Sprintf("%s (removing it failed: %v)", u.what, err))
+			errs = append(errs, fmt.Errorf("removing %s: %w", u.what, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *cleanups) leave(what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.left = append(c.left, what)
+}
