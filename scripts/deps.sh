@@ -12,16 +12,36 @@
 #   postgresql:   the authorization server's shared store for replicas (internal/pgtest runs a real server)
 #   Docker:       the container tests (docker-compose.yml, images in target files): scripts/docker-deps.sh
 set -euo pipefail
+#
+# scripts/deps.sh --conformance [--target] checks only what a conformance run needs (make conformance): git, and
+# Chromium for the real-browser scenario; redis-server too when the run boots the reference (no --target).
+# It installs nothing else: no PostgreSQL, Node.js, Docker or example servers.
 
-needed=(redis-server chromium node npm git)
-packages=(redis-server chromium nodejs npm git)
+conformance=false target=false
+for arg in "$@"; do
+  case "$arg" in
+    --conformance) conformance=true ;;
+    --target) target=true ;;
+    *) echo "deps: unknown argument $arg (use --conformance [--target])" >&2; exit 2 ;;
+  esac
+done
+
+if $conformance; then
+  needed=(chromium git) packages=(chromium git)
+  if ! $target; then needed+=(redis-server) packages+=(redis-server); fi
+else
+  needed=(redis-server chromium node npm git)
+  packages=(redis-server chromium nodejs npm git)
+fi
 
 missing=()
 for i in "${!needed[@]}"; do
   command -v "${needed[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
 done
 # Debian keeps PostgreSQL's server programs out of PATH, under /usr/lib/postgresql/VERSION/bin.
-compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || command -v postgres >/dev/null 2>&1 || missing+=(postgresql)
+if ! $conformance; then
+  compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || command -v postgres >/dev/null 2>&1 || missing+=(postgresql)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -34,6 +54,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "deps: install them as root, e.g.: sudo apt-get install -y ${missing[*]}" >&2
     exit 1
   fi
+fi
+
+if $conformance; then
+  exit 0
 fi
 
 # The example oidc-provider deployment: its npm packages live in a cache folder outside the source tree that
