@@ -20,6 +20,9 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
+	"github.com/fortune-tck/fortune-tck/harness/coverage"
+	"github.com/fortune-tck/fortune-tck/harness/htmlreport"
+	"github.com/fortune-tck/fortune-tck/harness/progress"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/steps"
@@ -30,7 +33,8 @@ type Options struct {
 	Target *target.Target
 	// Tags is a godog tag expression (@a && ~@b, @a,@b) that narrows the scenarios.
 	Tags string
-	// Format is the terminal format: pretty (each step, default) or progress (one character a step).
+	// Format is the terminal format (progress.Formats): progress (one line per scenario as it ends, the
+	// default) or pretty (every step). Either way the run ends with the harness's summary only.
 	Format string
 	// ReportsDir receives junit.xml, cucumber.json and conformance-report.yaml.
 	ReportsDir string
@@ -52,6 +56,8 @@ type Result struct {
 	// behaviour by a failed precondition or a missing surface.
 	Passed, Failed, Blocked, Skipped, Unsupported, NotUnderTest int
 	ReportPath                                                  string
+	// PagePath is the HTML report (index.html), empty when it could not be written.
+	PagePath string
 }
 
 // ErrSetup marks a run that could not start because the target cannot be tested as it is set up: it does not
@@ -62,6 +68,10 @@ var ErrSetup = errors.New("the target cannot be tested")
 // unreachable target, a cancelled context); failed scenarios are in the Result.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	opts = withDefaults(opts)
+	godogFormat, err := progress.Godog(opts.Format)
+	if err != nil {
+		return nil, err
+	}
 	cat, err := catalog.Load(opts.Features)
 	if err != nil {
 		return nil, fmt.Errorf("loading the features: %w", err)
@@ -84,12 +94,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if plan.selected > 0 {
-		if err := runGodog(ctx, opts, plan, suite, cat, res); err != nil {
+		progress.Start(opts.Output, plan.selected, leftOut(cat, areas, opts.Tags, res))
+		err := runGodog(ctx, opts, godogFormat, plan, suite, cat, res)
+		// What scenarios created in the target and did not remove (a run interrupted in one) goes now.
+		if cerr := suite.Cleanup(ctx); cerr != nil {
+			fmt.Fprintf(opts.Output, "Warning: %v\n", cerr)
+		}
+		if err != nil {
 			return nil, err
+		}
+		if err := stableIDs(opts.ReportsDir, cat); err != nil { // the verdicts stand; only the names are godog's
+			fmt.Fprintf(opts.Output, "Warning: scenarios keep godog's names: %v\n", err)
 		}
 	}
 	markNeverRun(plan, res)
-	return finish(opts, cat, areas, reasons, res)
+	return finish(opts, cat, areas, reasons, res, suite.LeftBehind())
 }
 
 // profileReasons are the profiles that cannot run at all, each with the one reason: a surface the profile
@@ -122,7 +141,7 @@ func withDefaults(opts Options) Options {
 		opts.Output = os.Stdout
 	}
 	if opts.Format == "" {
-		opts.Format = "pretty"
+		opts.Format = progress.Scenarios
 	}
 	if opts.ReportsDir == "" {
 		opts.ReportsDir = "reports"
@@ -219,18 +238,61 @@ func areaPaths(areas []features.Area) []string {
 	return out
 }
 
-func runGodog(ctx context.Context, opts Options, p plan, suite *steps.Suite, cat *catalog.Catalog, res *report.Results) error {
+// leftOut are the scenarios of the areas under test that will not run, counted by why: "2 not supported",
+// "107 left out by --tags".
+func leftOut(cat *catalog.Catalog, areas []features.Area, tags string, res *report.Results) []string {
+	counts := map[report.Outcome]int{}
+	for _, s := range cat.Scenarios {
+		if !slices.Contains(areas, s.Area) {
+			continue
+		}
+		if o, ok := res.Outcomes[s.ID()]; ok {
+			counts[o]++
+		} else if !MatchTags(tags, s.Tags) {
+			counts[report.Skipped]++
+		}
+	}
+	var out []string
+	for _, c := range []struct {
+		o    report.Outcome
+		text string
+	}{
+		{report.Blocked, "blocked with their profile"},
+		{report.Unsupported, "not supported by the target"},
+		{report.NotUnderTest, "not under test"},
+		{report.Skipped, "left out by --tags"},
+	} {
+		if n := counts[c.o]; n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", n, c.text))
+		}
+	}
+	return out
+}
+
+func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, suite *steps.Suite, cat *catalog.Catalog, res *report.Results) error {
+	var lines *progress.Lines
+	if opts.Format == progress.Scenarios {
+		lines = progress.NewLines(opts.Output, isTerminal(opts.Output))
+	}
 	var mu sync.Mutex
-	record := func(ctx context.Context, s catalog.Scenario, err error) {
+	started := map[string]time.Time{} // by pickle id
+	record := func(ctx context.Context, sc *godog.Scenario, s catalog.Scenario, err error) {
 		mu.Lock()
 		defer mu.Unlock()
+		var o report.Outcome
 		switch blocked, cause := steps.Verdict(ctx, err); {
 		case err == nil:
-			res.Set(s, report.Passed, "")
+			o = report.Passed
+			res.Set(s, o, "")
 		case blocked:
-			res.Set(s, report.Blocked, cause)
+			o = report.Blocked
+			res.Set(s, o, cause)
 		default:
-			res.Set(s, report.Failed, err.Error())
+			o = report.Failed
+			res.Set(s, o, err.Error())
+		}
+		if lines != nil {
+			lines.Ended(o, time.Since(started[sc.Id]), s.ID())
 		}
 	}
 	excluded := func(sc *godog.Scenario) (catalog.Scenario, bool) {
@@ -241,6 +303,12 @@ func runGodog(ctx context.Context, opts Options, p plan, suite *steps.Suite, cat
 		Name:                 "fortune-tck",
 		TestSuiteInitializer: suite.InitializeTestSuite,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
+				mu.Lock()
+				started[sc.Id] = time.Now()
+				mu.Unlock()
+				return ctx, nil
+			})
 			suite.InitializeScenario(sc)
 			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 				if _, skip := excluded(sc); skip {
@@ -250,13 +318,13 @@ func runGodog(ctx context.Context, opts Options, p plan, suite *steps.Suite, cat
 			})
 			sc.After(func(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 				if s, skip := excluded(sc); !skip {
-					record(ctx, s, err)
+					record(ctx, sc, s, err)
 				}
 				return ctx, nil // the scenario's own error stands; returning it again would repeat it
 			})
 		},
 		Options: &godog.Options{
-			Format: fmt.Sprintf("%s,junit:%s,cucumber:%s", opts.Format,
+			Format: fmt.Sprintf("%s,junit:%s,cucumber:%s", godogFormat,
 				filepath.Join(opts.ReportsDir, "junit.xml"), filepath.Join(opts.ReportsDir, "cucumber.json")),
 			Output: opts.Output, NoColors: !isTerminal(opts.Output),
 			FS: opts.Features, Paths: p.paths, Tags: p.tags,
@@ -283,9 +351,10 @@ func markNeverRun(p plan, res *report.Results) {
 	}
 }
 
-func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results) (*Result, error) {
+func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results, left []string) (*Result, error) {
 	impl := opts.Target.Implementation
 	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, profilesOf(areas), reasons, res)
+	rep.LeftBehind = left
 	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml")}
 	for _, s := range cat.Scenarios {
 		if !slices.Contains(areas, s.Area) {
@@ -308,6 +377,13 @@ func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons m
 	}
 	if err := report.Write(r.ReportPath, rep); err != nil {
 		return nil, fmt.Errorf("writing the conformance report: %w", err)
+	}
+	// The page people open: from the files just written, as tck report makes it later.
+	sections, _ := coverage.LoadSections(opts.Features, "sections.yaml") // features without an index: no coverage view
+	page, err := htmlreport.WriteDir(opts.ReportsDir, cat, sections)
+	if r.PagePath = page; err != nil {
+		fmt.Fprintf(opts.Output, "Warning: no HTML report: %v\n", err)
+		r.PagePath = ""
 	}
 	printSummary(opts.Output, rep, r, cat, res)
 	return r, nil
@@ -346,15 +422,25 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 			}
 			fmt.Fprintf(w, "  %s (%s)\n", s.ID(), s.Location())
 			if withMessage {
-				fmt.Fprintf(w, "      %s\n", res.Messages[s.ID()])
+				fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(strings.TrimRight(res.Messages[s.ID()], "\n"), "\n", "\n      "))
 			}
 		}
 	}
-	list("Failed scenarios:", report.Failed, false)
+	list("Failed scenarios:", report.Failed, true)
 	list("Blocked scenarios (a precondition failed before the behaviour they verify):", report.Blocked, true)
 	fmt.Fprintf(w, "%d passed, %d failed, %d blocked, %d skipped, %d not supported, %d not under test\n",
 		r.Passed, r.Failed, r.Blocked, r.Skipped, r.Unsupported, r.NotUnderTest)
-	fmt.Fprintf(w, "Reports: %s, junit.xml, cucumber.json in %s\n", r.ReportPath, filepath.Dir(r.ReportPath))
+	if len(rep.LeftBehind) > 0 {
+		fmt.Fprintln(w, "Left behind in the target (the suite could not remove them):")
+		for _, l := range rep.LeftBehind {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	page := ""
+	if r.PagePath != "" {
+		page = ", " + filepath.Base(r.PagePath)
+	}
+	fmt.Fprintf(w, "Reports: %s, junit.xml, cucumber.json%s in %s\n", r.ReportPath, page, filepath.Dir(r.ReportPath))
 }
 
 // profileBlocked tells whether the whole profile was blocked with one reason (printed once, with the profile).

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // browser is a cookie-keeping HTTP client that follows redirects as a browser does, wherever they lead (a
@@ -15,19 +16,21 @@ import (
 // into the origins of the clients it plays: a redirect there is where the flow hands back to a client, and is
 // kept, not followed.
 type browser struct {
-	client   *http.Client
+	client *http.Client
+	// keep receives every exchange, each redirect hop apart, as the scenario's evidence.
+	keep     func(*exchange)
 	stops    []string // origins (scheme://host[:port]) whose redirects are kept, not followed
 	page     *exchange
 	pageURL  *url.URL
 	redirect *url.URL // the last redirect into one of the stops
 }
 
-func newBrowser(base *http.Client) *browser {
+func newBrowser(base *http.Client, keep func(*exchange)) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{client: &http.Client{
 		Jar: jar, Timeout: base.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	}, keep: keep}
 }
 
 // stopAt makes the browser keep, not follow, redirects into the origin of rawURL (a client's redirect URI).
@@ -54,16 +57,22 @@ const maxHops = 10
 func (b *browser) open(req *http.Request) (*exchange, error) {
 	b.redirect = nil
 	for hops := 0; ; hops++ {
+		sent := time.Now()
 		resp, err := b.client.Do(req)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
 		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		resp.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		ex := &exchange{method: req.Method, url: req.URL.String(), status: resp.StatusCode, header: resp.Header, body: body}
+		// The client added the cookies of its jar to req's header: the header is the one sent.
+		ex := &exchange{method: req.Method, url: req.URL.String(), requestHeader: req.Header.Clone(), requestBody: requestBody(req),
+			status: resp.StatusCode, header: resp.Header, body: body, sent: sent, received: time.Now()}
+		if b.keep != nil {
+			b.keep(ex)
+		}
 		b.page, b.pageURL = ex, req.URL
 		loc := resp.Header.Get("Location")
 		if resp.StatusCode < 300 || resp.StatusCode > 399 || loc == "" {

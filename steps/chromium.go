@@ -25,6 +25,14 @@ import (
 type chromiumSteps struct {
 	*scenario
 	chrome *chrome
+	// screenshot is the one the scenario saved, attached to the cucumber report when it ends, passed or not.
+	screenshot *screenshot
+}
+
+// screenshot is a PNG saved as a file of the reports folder.
+type screenshot struct {
+	name string
+	png  []byte
 }
 
 func (cr *chromiumSteps) register(sc *godog.ScenarioContext) {
@@ -38,7 +46,7 @@ func (cr *chromiumSteps) register(sc *godog.ScenarioContext) {
 			cr.chrome.close()
 			cr.chrome = nil
 		}
-		return ctx, nil
+		return cr.attachScreenshot(ctx), nil
 	})
 }
 
@@ -266,7 +274,21 @@ func (cr *chromiumSteps) chromiumScreenshot(name string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, name), png, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		return err
+	}
+	cr.screenshot = &screenshot{name: filepath.Base(name), png: png}
+	return nil
+}
+
+// attachScreenshot attaches the screenshot the scenario saved, if any, to the cucumber report.
+func (cr *chromiumSteps) attachScreenshot(ctx context.Context) context.Context {
+	if cr.screenshot == nil {
+		return ctx
+	}
+	ctx = godog.Attach(ctx, godog.Attachment{FileName: cr.screenshot.name, MediaType: "image/png", Body: cr.screenshot.png})
+	cr.screenshot = nil
+	return ctx
 }
 
 func (cr *chromiumSteps) inChrome(actions ...chromedp.Action[chromedp.Void]) error {

@@ -23,7 +23,11 @@ type exchange struct {
 	method, url string
 	// requestID is the x-request-id the request carried, when the steps set one (the gateway's access log
 	// is searched by it).
-	requestID      string
+	requestID string
+	// requestHeader and requestBody are what was sent, as it went on the wire (evidence.go masks the secrets
+	// when it shows them).
+	requestHeader  http.Header
+	requestBody    []byte
 	status         int
 	header         http.Header
 	body           []byte
@@ -57,14 +61,46 @@ func newRestyClient(hc *http.Client, record func(*exchange)) *resty.Client {
 	// Basic credentials over plain HTTP are what a loopback target gets; resty's warning about it is noise.
 	c := resty.NewWithClient(hc).SetResponseBodyLimit(maxBody).SetDisableWarn(true)
 	c.OnAfterResponse(func(_ *resty.Client, r *resty.Response) error {
-		record(&exchange{method: r.Request.Method, url: r.Request.URL, requestID: r.Request.Header.Get("x-request-id"),
-			status: r.StatusCode(), header: r.Header(), body: r.Body(), sent: r.Request.Time, received: r.ReceivedAt()})
+		ex := &exchange{method: r.Request.Method, url: r.Request.URL, requestID: r.Request.Header.Get("x-request-id"),
+			status: r.StatusCode(), header: r.Header(), body: r.Body(), sent: r.Request.Time, received: r.ReceivedAt()}
+		if raw := r.Request.RawRequest; raw != nil { // the request as sent: with its credentials and its body
+			ex.requestHeader, ex.requestBody = raw.Header.Clone(), requestBody(raw)
+		}
+		record(ex)
 		return nil
 	})
 	return c
 }
 
-func (s *scenario) record(ex *exchange) { s.last = ex }
+// requestBody reads again the body of a request that was sent, from its GetBody; nil when it has none.
+func requestBody(req *http.Request) []byte {
+	if req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	body, _ := io.ReadAll(io.LimitReader(rc, maxBody))
+	return body
+}
+
+// record makes an exchange the scenario's last and keeps it as evidence.
+func (s *scenario) record(ex *exchange) {
+	s.last = ex
+	s.keep(ex)
+}
+
+// keep adds an exchange to the scenario's evidence, the last maxEvidence of them; it does not become the last
+// answer (the browser's redirect hops are kept, the steps decide which page is the answer).
+func (s *scenario) keep(ex *exchange) {
+	if len(s.exchanges) == maxEvidence {
+		copy(s.exchanges, s.exchanges[1:])
+		s.exchanges = s.exchanges[:maxEvidence-1]
+	}
+	s.exchanges = append(s.exchanges, ex)
+}
 
 // api makes a request to an API that answers JSON, and keeps the exchange as the scenario's last.
 func (s *scenario) api(r request) error {
@@ -110,6 +146,7 @@ func (s *scenario) sendWith(c *resty.Client, r request) (*exchange, error) {
 
 // do sends a request built by hand, for what the exchange core would hide: a path sent exactly as written.
 func (s *scenario) do(req *http.Request) error {
+	sent := time.Now()
 	resp, err := s.suite.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
@@ -119,7 +156,8 @@ func (s *scenario) do(req *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: reading the body: %w", req.Method, req.URL, err)
 	}
-	s.last = &exchange{method: req.Method, url: req.URL.String(), status: resp.StatusCode, header: resp.Header, body: body}
+	s.record(&exchange{method: req.Method, url: req.URL.String(), requestHeader: req.Header.Clone(), requestBody: requestBody(req),
+		status: resp.StatusCode, header: resp.Header, body: body, sent: sent, received: time.Now()})
 	return nil
 }
 
@@ -175,10 +213,22 @@ func (s *scenario) jsonObject() (map[string]any, error) {
 	return obj, nil
 }
 
-// attachEvidence puts the last exchange of a failed scenario into the cucumber report.
+// attachEvidence puts the evidence of a failed or blocked scenario into the cucumber report: its last
+// exchange as text, and its exchanges (the last maxEvidence) as the JSON the HTML report reads (evidence.go).
+// A scenario that passed gets none.
 func (s *scenario) attachEvidence(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-	if err != nil && s.last != nil {
+	if err == nil {
+		return ctx, nil
+	}
+	if s.last != nil {
 		ctx = godog.Attach(ctx, godog.Attachment{FileName: "last exchange", MediaType: "text/plain", Body: []byte(s.last.String())})
+	}
+	if len(s.exchanges) > 0 {
+		body, jerr := json.Marshal(evidenceOf(s.exchanges))
+		if jerr != nil {
+			return ctx, fmt.Errorf("the evidence of the scenario: %w", jerr)
+		}
+		ctx = godog.Attach(ctx, godog.Attachment{FileName: ExchangesAttachment, MediaType: ExchangesMediaType, Body: body})
 	}
 	return ctx, nil
 }

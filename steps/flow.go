@@ -111,7 +111,7 @@ func (fl *flowSteps) browserOf() (*browser, error) {
 		return nil, err
 	}
 	if fl.browser == nil {
-		fl.browser = newBrowser(fl.suite.http)
+		fl.browser = newBrowser(fl.suite.http, fl.keep)
 	}
 	return fl.browser, nil
 }

@@ -19,6 +19,9 @@ type scenario struct {
 	// scenario names it.
 	lazy map[string]func() (string, error)
 	last *exchange
+	// exchanges are the scenario's HTTP exchanges, the last maxEvidence of them in order: a failed scenario's
+	// evidence.
+	exchanges []*exchange
 	// http sends the scenario's requests and records each exchange as its evidence (exchange.go).
 	http *resty.Client
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/containers"
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
 	"github.com/fortune-tck/fortune-tck/harness/matrix"
+	"github.com/fortune-tck/fortune-tck/harness/progress"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 )
 
@@ -36,11 +37,13 @@ const (
 const usage = `tck runs the fortune-tck conformance suite against an implementation of the interface.
 
 Usage:
-  tck run [--target FILE] [--tags EXPR] [--format pretty|progress] [--reports DIR] [--features DIR]
+  tck run [--target FILE] [--tags EXPR] [--format progress|pretty] [--reports DIR] [--features DIR]
   tck coverage [--verbose] [--features DIR]
   tck validate FILE
   tck capabilities
-  tck matrix [--check] DIR...
+  tck matrix [--check] [--html FILE] DIR...
+  tck report [--reports DIR] [--out FILE]
+  tck docs [--report DIR] [--out FILE]
 
 Commands:
   run           Run the features. Without --target, build the reference implementation from this checkout,
@@ -50,7 +53,11 @@ Commands:
   validate      Check a target file and report every mistake with its field.
   capabilities  List the optional capabilities a target file may declare.
   matrix        Compare the reports of several implementations (each DIR holds a conformance-report.yaml and
-                the differences.yaml that says why each difference is one) as a Markdown table.
+                the differences.yaml that says why each difference is one) as a Markdown table; --html also
+                writes it as a page.
+  report        Render a run's reports (DIR/conformance-report.yaml, DIR/cucumber.json) as one self-contained
+                HTML page, DIR/index.html: results, every scenario with its steps and evidence, spec coverage.
+  docs          Render the features as a browsable spec (reports/spec.html), with a run's outcomes if given.
 
 Exit status: 0 every selected scenario passed; 1 some failed; 2 bad usage or target file;
 3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start); 130 interrupted.
@@ -81,8 +88,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "matrix":
 		return runMatrix(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
+	case "docs":
+		return runDocs(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities, matrix (tck --help)\n", args[0])
+	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities, matrix, report, docs (tck --help)\n", args[0])
 	return exitUsage
 }
 
@@ -99,7 +110,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	targetFile := fl.String("target", "", "target description (YAML) of the implementation under test; default: boot the reference")
 	tags := fl.String("tags", "", "godog tag expression selecting scenarios, e.g. '@spec-4.4 && ~@capability-config.errors'")
-	format := fl.String("format", "pretty", "terminal format: pretty (every step) or progress (one character a step)")
+	format := fl.String("format", progress.Scenarios, "terminal format: progress (a line per scenario as it ends: passed, failed or blocked, its time, its ID)\n"+
+		"or pretty (every step); either way the run ends with the harness's summary")
 	reports := fl.String("reports", "reports", "folder for junit.xml, cucumber.json and conformance-report.yaml")
 	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck run [flags]", "Runs the features against a target and writes reports. Without --target it builds the "+
@@ -107,8 +119,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	if err := fl.Parse(args); err != nil {
 		return parseStatus(err)
 	}
-	if *format != "pretty" && *format != "progress" {
-		fmt.Fprintf(stderr, "tck run: --format %q: use pretty or progress\n", *format)
+	if _, err := progress.Godog(*format); err != nil {
+		fmt.Fprintf(stderr, "tck run: --format: %v\n", err)
 		return exitUsage
 	}
 	fsys, err := featuresFS(*featuresDir)
@@ -273,7 +285,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("tck matrix", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	check := fl.Bool("check", false, "fail when a difference has no note in differences.yaml, or a note explains nothing the report shows")
-	fl.Usage = usageOf(fl, "tck matrix [--check] DIR...", "Prints a Markdown table of the conformance reports in the folders: one row per implementation, each\nprofile's core and extended result, and why it differs where it does (DIR/differences.yaml).")
+	htmlOut := fl.String("html", "", "also write the table as a self-contained HTML page to this file")
+	fl.Usage = usageOf(fl, "tck matrix [--check] [--html FILE] DIR...", "Prints a Markdown table of the conformance reports in the folders: one row per implementation, each\nprofile's core and extended result, and why it differs where it does (DIR/differences.yaml).")
 	if err := fl.Parse(args); err != nil {
 		return parseStatus(err)
 	}
@@ -296,5 +309,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		rows = append(rows, r)
 	}
 	fmt.Fprint(stdout, matrix.Markdown(rows))
+	if *htmlOut != "" && writeMatrixHTML(*htmlOut, rows, stderr) != exitOK {
+		return exitRunError
+	}
 	return status
 }

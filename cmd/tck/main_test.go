@@ -37,7 +37,7 @@ func TestUsageAndUnknownCommands(t *testing.T) {
 	if code, _, errOut := runTCK("run", "--help"); code != exitOK || !strings.Contains(errOut, "Usage: tck run [flags]") {
 		t.Errorf("run --help: %d %s", code, errOut)
 	}
-	if code, _, errOut := runTCK("run", "--format", "fancy"); code != exitUsage || !strings.Contains(errOut, "use pretty or progress") {
+	if code, _, errOut := runTCK("run", "--format", "fancy"); code != exitUsage || !strings.Contains(errOut, "use progress or pretty") {
 		t.Errorf("bad format: %d %s", code, errOut)
 	}
 }
@@ -149,7 +149,13 @@ func TestRunAgainstATargetFile(t *testing.T) {
 	tg.Capabilities = []string{"config.errors"}
 	// The gateway takes its manifests through an apply command here, as a Kubernetes one would.
 	gw := *tg.Services.Gateway
-	gw.Apply = fmt.Sprintf(`cp "$TCK_MANIFEST" '%s/'"$TCK_MANIFEST_NAME.yaml"`, gw.ManifestDir)
+	manifests := gw.ManifestDir
+	before, err := os.ReadDir(manifests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw.Apply = fmt.Sprintf(`cp "$TCK_MANIFEST" '%s/'"$TCK_MANIFEST_NAME.yaml"`, manifests)
+	gw.Delete = fmt.Sprintf(`rm '%s/'"$TCK_MANIFEST_NAME.yaml"`, manifests)
 	gw.ManifestDir = ""
 	tg.Services.Gateway = &gw
 	data, err := yaml.Marshal(tg)
@@ -168,6 +174,10 @@ func TestRunAgainstATargetFile(t *testing.T) {
 	}
 	if !strings.Contains(out, "17 passed, 0 failed") {
 		t.Errorf("the selected scenarios did not all run and pass:\n%s", out)
+	}
+	// The suite leaves the gateway as it found it: every manifest it applied is deleted again.
+	if after, _ := os.ReadDir(manifests); len(after) != len(before) {
+		t.Errorf("the gateway's manifests were %d files before the run and are %d after: %v", len(before), len(after), after)
 	}
 	report, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
 	if err != nil {

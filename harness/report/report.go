@@ -107,6 +107,8 @@ type ConformanceReport struct {
 	Mode           string         `yaml:"mode"`
 	SuiteVersion   string         `yaml:"suiteVersion"`
 	Profiles       []Profile      `yaml:"profiles"`
+	// LeftBehind names what the suite created in the target and could not remove, or had no way to.
+	LeftBehind []string `yaml:"leftBehind,omitempty"`
 }
 
 // Implementation identifies what was tested.
