@@ -1,11 +1,13 @@
 // Command interop runs the suite against every implementation of examples/ that has an interop.yaml (make
 // interop): it starts each one, runs tck against its target file, keeps the reports in
 // reports/interop/<name>/ with the notes that say why each difference is one, and writes the table of them
-// (reports/interop/README.md, and the README's Interoperability section between its markers). It exits 1
+// (reports/interop/README.md, the page reports/interop/index.html, and the README's Interoperability section
+// between its markers). It exits 1
 // when an implementation could not be run, or when a difference has no note or a note explains nothing.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -131,9 +133,16 @@ func writeTable(examples []interop.Example, out, readme string, stdout io.Writer
 	}
 	table := matrix.Markdown(rows)
 	page := "# Interoperability\n\nWritten by `make interop` (tools/interop): the suite against each implementation of `examples/`.\n" +
-		"Each folder holds its conformance report, JUnit and cucumber files, and `differences.yaml`: why each\n" +
+		"Each folder holds its conformance report, its HTML page, JUnit and cucumber files, and `differences.yaml`: why each\n" +
 		"difference is one.\n\n" + table
 	if err := os.WriteFile(filepath.Join(out, "README.md"), []byte(page), 0o644); err != nil {
+		return err
+	}
+	var html bytes.Buffer
+	if err := matrix.HTML(&html, rows); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "index.html"), html.Bytes(), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, "\n"+table)
