@@ -32,7 +32,7 @@ vet:
 # 2 bad usage or target, 3 the target cannot be tested) reaches CI as it is (go run turns every failure into 1).
 conformance:
 	@scripts/deps.sh --conformance $(if $(TARGET),--target)
-	$(GO) build -o bin/tck ./cmd/tck
+	$(GO) build -buildvcs=auto -o bin/tck ./cmd/tck
 	bin/tck run $(if $(TARGET),--target $(TARGET)) $(if $(TAGS),--tags '$(TAGS)')
 
 interop: deps
@@ -51,7 +51,7 @@ load:
 	$(GO) run ./tools/load $(if $(D),-d $(D)) $(if $(C),-c $(C)) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(PROFILE))
 
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -buildvcs=auto -o bin/ ./cmd/...
 
 # The reference image, with the binary compiled here (static) rather than in a Go image: the build needs no
 # registry but BASE's, and no module proxy.

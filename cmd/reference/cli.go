@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fortune-tck/fortune-tck/internal/version"
+
 	"context"
 	"errors"
 	"flag"
@@ -45,6 +47,9 @@ func (c *cli) run(ctx context.Context, args []string) int {
 	case "-h", "-help", "--help", "help":
 		c.usage(c.stdout)
 		return exitOK
+	case "-version", "--version", "version":
+		fmt.Fprintln(c.stdout, version.String("reference"))
+		return exitOK
 	case "up":
 		return c.up(ctx, args[1:])
 	case "serve":
@@ -70,6 +75,7 @@ Usage:
   reference health [--ready-file FILE]      exit 0 when the service that wrote FILE answers HTTP
                                             (a container's health check; FILE: $REFERENCE_READY_FILE)
   reference --help                          show this help
+  reference --version                       the module version and VCS revision of this build
 
 Services:
 `)

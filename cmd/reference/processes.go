@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/launch"
+	"github.com/fortune-tck/fortune-tck/internal/version"
 	"github.com/fortune-tck/fortune-tck/reference/authserver"
 )
 
@@ -116,28 +116,7 @@ func referenceImplementation() target.Implementation {
 		URL: "https://github.com/fortune-tck/fortune-tck", Version: buildVersion(), Contact: []string{"fortune-tck maintainers"}}
 }
 
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if len(rev) < 7 {
-		return "dev"
-	}
-	if dirty {
-		return rev[:7] + "-dirty"
-	}
-	return rev[:7]
-}
+func buildVersion() string { return version.Revision() }
 
 // startOAuthServices runs the fortune service, the authorization server and the greeting client. The fortune
 // service takes --port 0 and reports the port it got in its ready file; it needs only the authorization server's

@@ -3,7 +3,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/fortune-tck/fortune-tck/features"
@@ -23,6 +23,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/harness/progress"
 	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/internal/version"
 )
 
 // Exit codes, documented in usage.
@@ -42,6 +43,7 @@ Usage:
   tck validate FILE
   tck capabilities
   tck matrix [--check] [--html FILE] DIR...
+  tck --version
   tck report [--reports DIR] [--out FILE]
   tck docs [--report DIR] [--out FILE]
 
@@ -84,7 +86,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	case "capabilities":
+		if len(args) > 1 && args[1] != "-h" && args[1] != "--help" {
+			fmt.Fprintf(stderr, "tck capabilities takes no arguments\n")
+			return exitUsage
+		}
 		printCapabilities(stdout)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version.String("tck"))
 		return exitOK
 	case "matrix":
 		return runMatrix(args[1:], stdout, stderr)
@@ -116,8 +125,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck run [flags]", "Runs the features against a target and writes reports. Without --target it builds the "+
 		"reference from this checkout,\nstarts its services on free ports and stops them at the end. Exit status: see tck --help.")
-	if err := fl.Parse(args); err != nil {
-		return parseStatus(err)
+	if code, done := parse(fl, args, stdout); done {
+		return code
 	}
 	if _, err := progress.Godog(*format); err != nil {
 		fmt.Fprintf(stderr, "tck run: --format: %v\n", err)
@@ -126,6 +135,10 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	fsys, err := featuresFS(*featuresDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "tck run: %v\n", err)
+		return exitUsage
+	}
+	if err := harness.CheckTags(*tags, fsys); err != nil {
+		fmt.Fprintf(stderr, "tck run: --tags: %v\n", err)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -213,8 +226,8 @@ func runCoverage(args []string, stdout, stderr io.Writer) int {
 	verbose := fl.Bool("verbose", false, "list the covering scenarios under each section")
 	featuresDir := fl.String("features", "", "read features and sections.yaml from this folder instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck coverage [flags]", "Lists every numbered section and table row of the spec with the scenarios that cite it (@spec-<id>)\nand assert it (an outcome step matches the section's asserts in sections.yaml), then the citations\nno outcome step backs, then the sections no scenario covers.")
-	if err := fl.Parse(args); err != nil {
-		return parseStatus(err)
+	if code, done := parse(fl, args, stdout); done {
+		return code
 	}
 	fsys, err := featuresFS(*featuresDir)
 	if err == nil {
@@ -245,25 +258,59 @@ func printCoverage(fsys fs.FS, verbose bool, w io.Writer) error {
 	return nil
 }
 
-// usageOf prints a command's synopsis, what it does, and its flags.
+// usageOf prints a command's synopsis, what it does, and its flags, each written as it is typed (--name VALUE).
 func usageOf(fl *flag.FlagSet, synopsis, about string) func() {
 	return func() {
 		fmt.Fprintf(fl.Output(), "Usage: %s\n\n%s\n\nFlags:\n", synopsis, about)
-		fl.PrintDefaults()
+		printFlags(fl)
 	}
 }
 
-// parseStatus is the exit status of a flag error: --help is not a mistake.
-func parseStatus(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+// printFlags lists the flags in one style: --name VALUE, then what it does and its default.
+func printFlags(fl *flag.FlagSet) {
+	fl.VisitAll(func(f *flag.Flag) {
+		value, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if value != "" {
+			name += " " + strings.ToUpper(value)
+		}
+		fmt.Fprintf(fl.Output(), "  %s\n", name)
+		for _, line := range strings.Split(usage, "\n") {
+			fmt.Fprintf(fl.Output(), "        %s\n", line)
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(fl.Output(), "        (default %s)\n", f.DefValue)
+		}
+	})
+}
+
+// parse parses a command's flags. Asked for help (-h, --help), it prints the usage to stdout and is done with
+// status 0; a wrong flag is a usage error (status 2), its message on the flag set's output (stderr).
+func parse(fl *flag.FlagSet, args []string, stdout io.Writer) (int, bool) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			fl.SetOutput(stdout)
+			fl.Usage()
+			return exitOK, true
+		}
 	}
-	return exitUsage
+	if err := fl.Parse(args); err != nil {
+		return exitUsage, true
+	}
+	return 0, false
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: tck validate FILE   (checks a target description; see the README for its fields)")
+	const use = "Usage: tck validate FILE\n\nChecks a target description and reports every mistake with its field (see the README for its fields).\n"
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, use)
+		return exitOK
+	}
+	if len(args) != 1 {
+		fmt.Fprint(stderr, use)
 		return exitUsage
 	}
 	t, err := target.Load(args[0])
@@ -287,8 +334,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	check := fl.Bool("check", false, "fail when a difference has no note in differences.yaml, or a note explains nothing the report shows")
 	htmlOut := fl.String("html", "", "also write the table as a self-contained HTML page to this file")
 	fl.Usage = usageOf(fl, "tck matrix [--check] [--html FILE] DIR...", "Prints a Markdown table of the conformance reports in the folders: one row per implementation, each\nprofile's core and extended result, and why it differs where it does (DIR/differences.yaml).")
-	if err := fl.Parse(args); err != nil {
-		return parseStatus(err)
+	if code, done := parse(fl, args, stdout); done {
+		return code
 	}
 	if fl.NArg() == 0 {
 		fl.Usage()

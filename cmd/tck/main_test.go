@@ -34,8 +34,8 @@ func TestUsageAndUnknownCommands(t *testing.T) {
 	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, coverage") {
 		t.Errorf("unknown command: %d %s", code, errOut)
 	}
-	if code, _, errOut := runTCK("run", "--help"); code != exitOK || !strings.Contains(errOut, "Usage: tck run [flags]") {
-		t.Errorf("run --help: %d %s", code, errOut)
+	if code, out, _ := runTCK("run", "--help"); code != exitOK || !strings.Contains(out, "Usage: tck run [flags]") {
+		t.Errorf("run --help: %d %s", code, out)
 	}
 	if code, _, errOut := runTCK("run", "--format", "fancy"); code != exitUsage || !strings.Contains(errOut, "use progress or pretty") {
 		t.Errorf("bad format: %d %s", code, errOut)
@@ -191,5 +191,31 @@ func TestRunAgainstATargetFile(t *testing.T) {
 	}
 	if !regexp.MustCompile(`unsupportedFeatures:\n(\s+- \S+\n)*\s+- config\.flat-formats\n`).Match(report) {
 		t.Errorf("report does not list config.flat-formats among the unsupported features:\n%s", report)
+	}
+}
+
+// Conventional commands: every --help prints to stdout and exits 0, in one flag style; --version names the
+// build; a --tags that selects nothing is a usage error before anything is built or started.
+func TestHelpVersionAndTagsAreConventional(t *testing.T) {
+	for _, cmd := range [][]string{{"run"}, {"coverage"}, {"validate"}, {"matrix"}, {"report"}, {"docs"}, {"capabilities"}} {
+		code, out, errOut := runTCK(append(cmd, "--help")...)
+		if code != exitOK || out == "" || errOut != "" {
+			t.Errorf("tck %s --help: exit %d, stdout %d bytes, stderr %q; want 0, the help on stdout", cmd[0], code, len(out), errOut)
+		}
+		if regexp.MustCompile(`\n  -[a-z]`).MatchString(out) {
+			t.Errorf("tck %s --help shows a flag as -name, want --name:\n%s", cmd[0], out)
+		}
+	}
+	if code, out, _ := runTCK("--version"); code != exitOK || !strings.HasPrefix(out, "tck ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	start := time.Now()
+	for _, tags := range []string{"@spec-44", "@spec-4.4 and @spec-2.5", "@spec-4.4,,@x"} {
+		if code, _, errOut := runTCK("run", "--tags", tags); code != exitUsage || !strings.Contains(errOut, "--tags") {
+			t.Errorf("--tags %q: exit %d %q, want a usage error", tags, code, errOut)
+		}
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("bad --tags took %s: something was built or started before the check", time.Since(start))
 	}
 }

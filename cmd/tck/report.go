@@ -24,8 +24,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	featuresDir := fl.String("features", "", "the features the run ran, when not the built-in ones")
 	fl.Usage = usageOf(fl, "tck report [--reports DIR] [--out FILE]", "Renders a run's reports (DIR/conformance-report.yaml and DIR/cucumber.json) as one self-contained HTML\n"+
 		"page: each profile's result, every scenario with its outcome, steps and evidence (HTTP exchanges,\nscreenshots), failed and blocked first, filters, and the spec sections each scenario earns.")
-	if err := fl.Parse(args); err != nil {
-		return parseStatus(err)
+	if code, done := parse(fl, args, stdout); done {
+		return code
 	}
 	if fl.NArg() > 0 {
 		fl.Usage()
@@ -57,8 +57,8 @@ func runDocs(args []string, stdout, stderr io.Writer) int {
 	featuresDir := fl.String("features", "", "read features and sections.yaml from this folder instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck docs [--report DIR] [--out FILE]", "Renders the features as a browsable spec: by area, feature and scenario, with the spec sections and\n"+
 		"capabilities each states, each feature's description and the steps; with --report, the latest outcome\nof each scenario.")
-	if err := fl.Parse(args); err != nil {
-		return parseStatus(err)
+	if code, done := parse(fl, args, stdout); done {
+		return code
 	}
 	if fl.NArg() > 0 {
 		fl.Usage()
