@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 1s
 
-.PHONY: help demo test conformance interop bench load deps vet build images compose-up mutants
+.PHONY: help demo test conformance interop bench load deps vet build images compose-up compose-down mutants
 help:
 	@echo "make demo         run the reference stack on the default ports (data in .data/)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
@@ -12,7 +12,8 @@ help:
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
 	@echo "make load         start each service and its baseline, drive them under load, print issue 11's ratios (~75 s; D=5s C=32 ONLY=gateway,fortune,config)"
 	@echo "make images       build the reference image from this checkout (BASE=image to change the runtime base)"
-	@echo "make compose-up   make images, then docker compose up: the demo as containers"
+	@echo "make compose-up   build the reference image and start docker-compose.yml's stack in the background (local images without a registry)"
+	@echo "make compose-down stop that stack and remove its volume"
 
 demo:
 	$(GO) run ./cmd/reference up --data .data
@@ -61,5 +62,10 @@ images:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o build/reference ./cmd/reference
 	docker build --target local --build-arg BASE=$(BASE) -t $(IMAGE) .
 
-compose-up: images
-	FORTUNE_TCK_IMAGE=$(IMAGE) docker compose up
+# The stack of docker-compose.yml in the background: scripts/compose.sh finds docker compose or docker-compose,
+# and uses local images where no registry can be reached.
+compose-up:
+	@IMAGE=$(IMAGE) BASE=$(BASE) scripts/compose.sh up
+
+compose-down:
+	@scripts/compose.sh down
