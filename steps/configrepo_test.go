@@ -115,3 +115,15 @@ func TestIsSharedConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// An empty repository is one set-up error that says what to do, not a hint about credentials.
+func TestAnEmptyRepositoryIsASetUpErrorThatSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "--bare", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	err := listable(Repo{URI: dir})
+	if err == nil || !strings.Contains(err.Error(), "no commit yet") || strings.Contains(err.Error(), "password") {
+		t.Errorf("err = %v, want one that says the repository has no commit and what to do", err)
+	}
+}

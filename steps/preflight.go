@@ -14,6 +14,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -72,6 +73,10 @@ func reachable(ctx context.Context, field, url string) error {
 func listable(r Repo) error {
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.URI}})
 	if _, err := remote.List(&git.ListOptions{Auth: authOf(r)}); err != nil {
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return fmt.Errorf("the configuration repository %s has no commit yet: the suite commits its files onto "+
+				"master and branches from it; commit one file to master first (a README will do)", r.URI)
+		}
 		hint := "Check services.configServer.repository in the target file (uri, username, password)"
 		if strings.Contains(err.Error(), "dubious ownership") {
 			// A local repository goes through git's own upload-pack, which refuses another user's repository.

@@ -144,6 +144,11 @@ func TestServeConfigServerAsTheHarnessStartsIt(t *testing.T) {
 	if !strings.Contains(r.stderr.String(), "shutting down") {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
+	for _, line := range strings.Split(r.stderr.String(), "\n") {
+		if strings.Count(line, "service=configserver") > 1 {
+			t.Errorf("a log line names the service twice: %s", line)
+		}
+	}
 }
 
 func TestServeConfigServerJSONLogs(t *testing.T) {
@@ -262,6 +267,8 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"serve", "configserver", "--uri", "x", "--log-level", "loud"}, `invalid --log-level "loud"`},
 		{[]string{"serve", "configserver", "--uri", "x", "extra"}, `unexpected argument "extra"`},
 		{[]string{"up", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"up", "--port", "nope=1"}, `no service "nope"; the services: configserver`},
+		{[]string{"up", "--port", "fortune=99999"}, `"fortune=99999": write SERVICE=PORT`},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(tt.args...)

@@ -74,13 +74,23 @@ func closeAll(bs []*binding) {
 
 // runner serves bindings as they are built, and stops them all together.
 type runner struct {
-	c       *cli
-	log     *slog.Logger
-	all     []*binding // every socket, served or not, released by stop
+	c   *cli
+	log *slog.Logger
+	all []*binding // every socket, served or not, released by stop
+	// named is set when log names the service already (reference serve): its lines do not name it twice.
+	named   bool
 	errs    chan error
 	servers []*http.Server
 	started []*binding
 	stopped chan struct{}
+}
+
+// logOf is the log of one service's lines: the runner's, naming the service unless it names it already.
+func (r *runner) logOf(b *binding) *slog.Logger {
+	if r.named {
+		return r.log
+	}
+	return r.log.With("service", b.svc.name)
 }
 
 func (c *cli) newRunner(log *slog.Logger, all []*binding) *runner {
@@ -103,7 +113,7 @@ func (r *runner) start(b *binding) {
 	r.servers = append(r.servers, srv)
 	r.started = append(r.started, b)
 	go func() { r.errs <- srv.Serve(b.ln) }()
-	r.log.Info("listening", "service", b.svc.name, "addr", b.ln.Addr().String(), "url", b.url)
+	r.logOf(b).Info("listening", "addr", b.ln.Addr().String(), "url", b.url)
 }
 
 // readyURL is the URL the service answers at, with the port it bound
@@ -140,7 +150,7 @@ func (r *runner) startOwn(b *binding) {
 			}
 		}()
 	}
-	r.log.Info("listening", "service", b.svc.name, "addrs", b.inst.addrs)
+	r.logOf(b).Info("listening", "addrs", b.inst.addrs)
 }
 
 // announce tells the test hook every address, once everything is up.

@@ -59,6 +59,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	bs[0].inst = inst
 	r := c.newRunner(log, bs)
+	r.named = true // log names the service already
 	r.start(bs[0])
 	r.announce()
 	if *f.readyFile != "" {

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // up runs every service in one process with embedded defaults (the demo), or, with --processes, each service
@@ -22,6 +24,7 @@ func (c *cli) up(ctx context.Context, args []string) int {
 	processes := fs.Bool("processes", false, "run each service as a child process on free loopback ports, with a redis-server, two gateway instances and a fresh configuration repository in --data: the stack a conformance run uses")
 	targetFile := fs.String("target-file", "", "with --processes: once every service answers, write the target file (tck validate's format) describing the stack to this path")
 	logDir := fs.String("log-dir", "", "with --processes: one log file per service in this directory (default: DATA/logs)")
+	fs.Var(portsFlag{c}, "port", "SERVICE=PORT moves one service off its default port, e.g. --port fortune=18787 (repeatable; 0: a free one)")
 	logs := addLogFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: reference up [flags]\n\nRuns every service of the reference stack in one process, on the default ports:\n")
@@ -138,4 +141,29 @@ func (c *cli) printStack(dataDir string, bs []*binding) {
 		}
 	}
 	fmt.Fprint(c.stdout, "\nPress Ctrl-C to stop.\n")
+}
+
+// portsFlag is up's --port SERVICE=PORT: another port for one service of the stack.
+type portsFlag struct{ c *cli }
+
+func (f portsFlag) String() string { return "" }
+
+func (f portsFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	port, err := strconv.Atoi(value)
+	if !ok || err != nil || port < 0 || port > 65535 {
+		return fmt.Errorf("%q: write SERVICE=PORT, a port from 0 to 65535", v)
+	}
+	if !slices.ContainsFunc(services, func(s *service) bool { return s.name == name }) {
+		var names []string
+		for _, s := range services {
+			names = append(names, s.name)
+		}
+		return fmt.Errorf("%q: no service %q; the services: %s", v, name, strings.Join(names, ", "))
+	}
+	if f.c.ports == nil {
+		f.c.ports = map[string]int{}
+	}
+	f.c.ports[name] = port
+	return nil
 }

@@ -135,8 +135,12 @@ func (c *Container) validate(field string) []string {
 	return problems
 }
 
-// resolveFiles makes relative mount sources relative to dir (the target file's folder).
+// resolveFiles makes relative paths of the file relative to dir (the target file's folder): mount sources, and
+// a configuration repository given as a relative path.
 func (t *Target) resolveFiles(dir string) {
+	if cs := t.Services.ConfigServer; cs != nil && isRelativePath(cs.Repository.URI) {
+		cs.Repository.URI = filepath.Join(dir, cs.Repository.URI)
+	}
 	for _, cs := range t.Containers() {
 		for i, m := range cs.Container.Files {
 			if m.Source != "" && !filepath.IsAbs(m.Source) {

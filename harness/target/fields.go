@@ -51,10 +51,11 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+) ` + "`([^`]*)`" + ` into (\S+)`)
+var yamlLine = regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+) (?:` + "`([^`]*)`" + ` )?into (\S+)`)
 
-// typeProblems turns yaml.v3 type errors into lines that name the line and the expected kind of value.
-func typeProblems(err error) []string {
+// typeProblems turns yaml.v3 type errors into lines that name the field (its path, from paths: the field path of
+// every line of the document) and the line, and the expected kind of value.
+func typeProblems(err error, paths map[int]string) []string {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		return []string{err.Error()}
@@ -62,10 +63,45 @@ func typeProblems(err error) []string {
 	out := make([]string, 0, len(te.Errors))
 	for _, e := range te.Errors {
 		if m := yamlLine.FindStringSubmatch(e); m != nil {
-			out = append(out, fmt.Sprintf("line %s: %s %q where %s was expected", m[1], m[2], m[3], goKind(m[4])))
+			where := "line " + m[1]
+			var line int
+			fmt.Sscan(m[1], &line)
+			if p := paths[line]; p != "" {
+				where = fmt.Sprintf("%s (line %d)", p, line)
+			}
+			value := m[2]
+			if m[3] != "" {
+				value += fmt.Sprintf(" %q", m[3])
+			}
+			out = append(out, fmt.Sprintf("%s: %s where %s was expected", where, value, goKind(m[4])))
 			continue
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// fieldPaths maps each line of a document to the path of the field written there (capabilities[2],
+// services.gateway.instances[0].http): the innermost key a line holds, or the list item that starts it.
+func fieldPaths(node *yaml.Node, path string, out map[int]string) map[int]string {
+	if out == nil {
+		out = map[int]string{}
+	}
+	switch node.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			field := join(path, node.Content[i].Value)
+			out[node.Content[i].Line] = field
+			fieldPaths(node.Content[i+1], field, out)
+		}
+	case yaml.SequenceNode:
+		for i, item := range node.Content {
+			field := fmt.Sprintf("%s[%d]", path, i)
+			if out[item.Line] == "" { // an item on its own line; one of a flow list belongs to its key's line
+				out[item.Line] = field
+			}
+			fieldPaths(item, field, out)
+		}
 	}
 	return out
 }

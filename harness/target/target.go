@@ -5,10 +5,12 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -202,11 +204,20 @@ func Parse(data []byte) (*Target, error) {
 	}
 	problems := unknownFields(doc.Content[0], "", typeOfTarget)
 	var t Target
-	if err := doc.Content[0].Decode(&t); err != nil {
-		problems = append(problems, typeProblems(err)...)
+	err = doc.Content[0].Decode(&t)
+	var te *yaml.TypeError
+	if err != nil && !errors.As(err, &te) {
+		return nil, joinProblems(append(problems, typeProblems(err, nil)...))
 	}
-	if len(problems) == 0 {
-		problems = t.validate()
+	if err != nil {
+		problems = append(problems, typeProblems(err, fieldPaths(doc.Content[0], "", nil))...)
+	}
+	// Every mistake at once: what decoded (yaml.v3 goes on past a value of the wrong type) is checked too.
+	for _, p := range t.validate() {
+		field, _, _ := strings.Cut(p, ":")
+		if !slices.ContainsFunc(problems, func(q string) bool { return strings.HasPrefix(q, field+" (line") }) {
+			problems = append(problems, p) // not a field whose value was of the wrong type: said already
+		}
 	}
 	if len(problems) > 0 {
 		return nil, joinProblems(problems)
@@ -337,13 +348,23 @@ func checkHTTPURL(field, raw string) []string {
 	return nil
 }
 
+// scpLike is git's short form of an ssh address, user@host:path.
+var scpLike = regexp.MustCompile(`^[^/:@]+@[^/:]+:`)
+
+// isRelativePath tells a relative path (repo.git, ./repos/config, ../config.git) from a URL and git's
+// user@host:path.
+func isRelativePath(raw string) bool {
+	return raw != "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") && !scpLike.MatchString(raw) &&
+		!strings.Contains(strings.SplitN(raw, "/", 2)[0], ":")
+}
+
 func checkRepositoryURI(field, raw string) []string {
 	if raw == "" {
 		return []string{field + ": required: the git repository the configuration server reads " +
 			"(a path, file://, http(s):// or ssh URL); the harness commits its test files to it"}
 	}
-	if strings.HasPrefix(raw, "/") {
-		return nil
+	if strings.HasPrefix(raw, "/") || isRelativePath(raw) || scpLike.MatchString(raw) {
+		return nil // a path (a relative one is the target file's folder's), or git's user@host:path
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {

@@ -74,7 +74,10 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 		{"unknown capability", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: [config.flat]\n",
 			[]string{`capabilities[0]: unknown capability "config.flat"; known: auth.issuer-is-token-endpoint`}},
 		{"wrong type", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: config.errors\n",
-			[]string{"line 3: str", "where a list was expected"}},
+			[]string{"capabilities (line 3): str", "where a list was expected"}},
+		{"wrong type deep inside, and another layer's mistake", "services:\n  gateway:\n    gatewayName: eg\n    manifestDir: /m\n    instances:\n      - {http: [a]}\n  configServer: {url: 'http://x'}\n",
+			[]string{"services.gateway.instances[0].http (line 6)", "where a string was expected",
+				"services.configServer.repository.uri: required"}},
 		{"not yaml", "services: [\n", []string{"not valid YAML"}},
 		{"fixtures collide", "services:\n  authServer:\n    issuer: http://x\n    fixtures:\n" +
 			"      users: {reader: {username: a, password: p, email: a@x}, outsider: {username: a, password: q}}\n" +
@@ -154,5 +157,26 @@ func TestOneClientMayBeTheWebAndTheResourceClient(t *testing.T) {
 	}
 	if got := tg.Services.AuthServer.Issuer; got != "http://x/" {
 		t.Errorf("issuer %q, want it exactly as written (discovery compares it exactly)", got)
+	}
+}
+
+// A configuration repository given as a relative path is the target file's folder's, as a mounted file's source
+// is; git's user@host:path stays as written.
+func TestARelativeRepositoryIsTheTargetFilesFolders(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.yaml")
+	if err := os.WriteFile(path, []byte("services:\n  configServer: {url: 'http://x', repository: {uri: repos/config.git}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tg.Services.ConfigServer.Repository.URI, filepath.Join(dir, "repos", "config.git"); got != want {
+		t.Errorf("uri %q, want %q", got, want)
+	}
+	tg, err = Parse([]byte("services:\n  configServer: {url: 'http://x', repository: {uri: 'git@git.example.org:team/config.git'}}\n"))
+	if err != nil || tg.Services.ConfigServer.Repository.URI != "git@git.example.org:team/config.git" {
+		t.Errorf("git's user@host:path: %v %+v", err, tg)
 	}
 }
