@@ -219,3 +219,31 @@ func TestHelpVersionAndTagsAreConventional(t *testing.T) {
 		t.Errorf("bad --tags took %s: something was built or started before the check", time.Since(start))
 	}
 }
+
+// A provisioning secret the server refuses is one error of the run, found at preflight (exit 3), not a list of
+// blocked scenarios.
+func TestARefusedProvisioningSecretIsOneRunError(t *testing.T) {
+	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Stop()
+	tg := *st.Target
+	as := *tg.Services.AuthServer
+	p := *as.ProvisioningAPI()
+	p.ClientSecret = "not-the-secret"
+	as.Provisioning, as.Admin = &p, nil
+	tg.Services = target.Services{AuthServer: &as}
+	data, err := yaml.Marshal(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "target.yaml")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runTCK("run", "--target", file, "--reports", t.TempDir())
+	if code != exitRunError || !strings.Contains(errOut, "services.authServer.provisioning: the admin client") {
+		t.Errorf("exit %d, want %d and the provisioning field named\n%s\n%s", code, exitRunError, out, errOut)
+	}
+}
