@@ -9,13 +9,14 @@ import (
 )
 
 // The suite leaves a target as it found it: whatever a step creates there (a manifest, a user, a client, a
-// branch) is registered with the way to remove it, removed when its scenario ends, passed or failed, and by
-// Suite.Cleanup at the end of the run for what a scenario interrupted by Ctrl-C never got to remove. What a
-// target gives no way to remove is named by LeftBehind, for the report.
+// group, a branch, a tag, a file on master) is registered with the way to remove it, removed when its scenario
+// ends, passed or failed, and by Suite.Cleanup at the end of the run for what a scenario interrupted by Ctrl-C
+// never got to remove, and for what the run's scenarios share (createdForRun). What a target gives no way to
+// remove, or refused to remove, is named by LeftBehind, for the report.
 
 // undo is one thing a scenario created in the target, and how to remove it (nil: the target has no way).
 type undo struct {
-	scenario string // the scenario's id ({app})
+	scenario string // the scenario's id ({app}); empty for what the run shares
 	what     string
 	remove   func(context.Context) error
 }
@@ -29,10 +30,19 @@ type cleanups struct {
 
 // created registers something the scenario made in the target, with the way to remove it.
 func (s *scenario) created(what string, remove func(context.Context) error) {
-	c := &s.suite.cleanups
+	s.suite.cleanups.add(undo{scenario: s.id(), what: what, remove: remove})
+}
+
+// createdForRun registers something the steps made in the target for the whole run, which scenarios share
+// (a group that was missing): Cleanup removes it at the end of the run, not a scenario's end.
+func (s *Suite) createdForRun(what string, remove func(context.Context) error) {
+	s.cleanups.add(undo{what: what, remove: remove})
+}
+
+func (c *cleanups) add(u undo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending = append(c.pending, undo{scenario: s.id(), what: what, remove: remove})
+	c.pending = append(c.pending, u)
 }
 
 // removeCreated removes what the scenario created, newest first; it is an After hook, and returns only its own

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,16 +11,25 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"gopkg.in/yaml.v3"
 )
 
 // configServerSteps write the scenario's files into the configuration repository and read them back through
-// the configuration server; the repository's clone is the suite's, so they keep no state of their own.
+// the configuration server; the repository's clone is the suite's. What they keep is what the scenario changed
+// in the repository, to take it back when the scenario ends.
 type configServerSteps struct {
 	*scenario
+	mu sync.Mutex
+	// branches are the branches the scenario created (deleted at its end); written are the files it wrote on
+	// other branches, by branch, with what each held before (nil: absent), until they are put back.
+	branches map[string]bool
+	written  map[string]map[string]*string
 }
 
 func (srv *configServerSteps) register(sc *godog.ScenarioContext) {
@@ -131,8 +141,78 @@ func (srv *configServerSteps) commitFiles(branch, message string, files map[stri
 	if err != nil {
 		return err
 	}
-	_, err = ws.commit(branch, message, files)
-	return err
+	res, err := ws.commit(branch, message, files)
+	if err != nil {
+		return err
+	}
+	srv.undoCommit(ws, branch, res)
+	return nil
+}
+
+// removalTimeout bounds one push that takes back what a scenario changed in the repository.
+const removalTimeout = time.Minute
+
+// undoCommit registers what a commit changed, to be taken back when the scenario ends: a branch the commit
+// created is deleted, and the files it wrote on another branch are put back as they were before the scenario
+// (removed, for the files it added), by one commit per branch. master is never deleted, even when the
+// scenario's commit started it in an empty repository: it is the repository's default branch, which other
+// scenarios share.
+func (srv *configServerSteps) undoCommit(ws *workspace, branch string, res commitResult) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	uri := srv.suite.env.ConfigServer.Repo.URI
+	if srv.branches[branch] {
+		return
+	}
+	if res.created && branch != "master" {
+		if srv.branches == nil {
+			srv.branches = map[string]bool{}
+		}
+		srv.branches[branch] = true
+		srv.created(fmt.Sprintf("the branch %s of %s", branch, uri), func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, removalTimeout)
+			defer cancel()
+			return ws.deleteRef(ctx, plumbing.NewBranchReferenceName(branch))
+		})
+		return
+	}
+	if srv.written == nil {
+		srv.written = map[string]map[string]*string{}
+	}
+	if srv.written[branch] == nil {
+		srv.written[branch] = map[string]*string{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(res.before)) {
+		if _, seen := srv.written[branch][name]; seen {
+			continue
+		}
+		srv.written[branch][name] = res.before[name]
+		srv.created(fmt.Sprintf("the file %s the scenario wrote on %s of %s", name, branch, uri), func(ctx context.Context) error {
+			return srv.putBack(ctx, ws, branch)
+		})
+	}
+}
+
+// putBack restores every file the scenario wrote on a branch with one commit; the first of the branch's
+// removals does it, and the others find nothing left to do.
+func (srv *configServerSteps) putBack(ctx context.Context, ws *workspace, branch string) error {
+	srv.mu.Lock()
+	files := maps.Clone(srv.written[branch])
+	srv.mu.Unlock()
+	if len(files) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, removalTimeout)
+	defer cancel()
+	if err := ws.restore(ctx, branch, "tck: take back the files of "+srv.vars["app"], files); err != nil {
+		return err
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	for name := range files {
+		delete(srv.written[branch], name)
+	}
+	return nil
 }
 
 func (srv *configServerSteps) workspaceOf() (*workspace, error) {
@@ -151,7 +231,15 @@ func (srv *configServerSteps) tagHead(branch, tag string) error {
 	if err != nil {
 		return err
 	}
-	return ws.tag(tag, branch)
+	if err := ws.tag(tag, branch); err != nil {
+		return err
+	}
+	srv.created(fmt.Sprintf("the tag %s of %s", tag, srv.suite.env.ConfigServer.Repo.URI), func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, removalTimeout)
+		defer cancel()
+		return ws.deleteRef(ctx, plumbing.NewTagReferenceName(tag))
+	})
+	return nil
 }
 
 func (srv *configServerSteps) rememberCommit(label, name string) error {

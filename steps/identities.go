@@ -14,7 +14,8 @@ import (
 // scenarios never share a remembered consent or a counter; without one they are the target's fixtures.
 
 // provisioner creates users and clients through an administration API. UAA's is the one implemented; another
-// (Keycloak's admin REST API, say) is another implementation of this interface.
+// (Keycloak's admin REST API, say) is another implementation of this interface. What an implementation creates
+// it registers with the scenario (scenario.created, cleanup.go) with the way to remove it again.
 type provisioner interface {
 	// createUser makes a user with an e-mail address of <name>@test.org, in the groups asked for, and returns
 	// its id.

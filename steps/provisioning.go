@@ -54,14 +54,22 @@ func (ids *identitySteps) provisioning() (*Provisioning, error) {
 	return as.Provisioning, nil
 }
 
-// sendAPI sends a request to the administration API: its url is a path there.
+// sendAPI sends a request to the administration API: its url is a path there. What a POST creates there (a
+// user, a group, a client) is the scenario's, removed when it ends (provisioning_removal.go).
 func (ids *identitySteps) sendAPI(r request) error {
 	p, err := ids.provisioning()
 	if err != nil {
 		return err
 	}
+	path := r.url
 	r.url = p.URL + r.url
-	return ids.api(r)
+	if err := ids.api(r); err != nil {
+		return err
+	}
+	if r.method == http.MethodPost {
+		ids.registerMade(p, path, r.json)
+	}
+	return nil
 }
 
 // asAdmin sends a request to the administration API with the admin token.
@@ -180,7 +188,8 @@ func (pv *provisioningSteps) lookupFindsOne(name string) error {
 	return err
 }
 
-// groupID looks a group up by name, and creates it when asked to and absent.
+// groupID looks a group up by name, and creates it when asked to and absent: then it is the run's, not the
+// scenario's (createSharedGroup), and one that another caller created meanwhile is looked up again.
 func (ids *identitySteps) groupID(name string, create bool) (string, error) {
 	if err := ids.lookUpGroup(name); err != nil {
 		return "", err
@@ -191,11 +200,8 @@ func (ids *identitySteps) groupID(name string, create bool) (string, error) {
 	}
 	resources, _ := obj["resources"].([]any)
 	if len(resources) == 0 && create {
-		if err := ids.createGroup(name, "Read fortunes"); err != nil {
+		if err := ids.createSharedGroup(name, "Read fortunes"); err != nil {
 			return "", err
-		}
-		if ids.last.status != http.StatusCreated {
-			return "", ids.failf("creating the group %s answered %d", name, ids.last.status)
 		}
 		return ids.groupID(name, false)
 	}
@@ -273,13 +279,14 @@ func (pv *provisioningSteps) sendAsClient(client, path string, record map[string
 }
 
 // uaaProvisioner speaks UAA's API: SCIM users and groups, and /oauth/clients, with the admin client's token.
+// What it creates is the scenario's, removed when the scenario ends.
 type uaaProvisioner struct {
-	base, clientID, secret string
+	*Provisioning
 }
 
 func (p *uaaProvisioner) token(ids *identitySteps) (string, error) {
 	if ids.adminToken == "" {
-		tok, err := ids.clientCredentialsToken(p.clientID, p.secret)
+		tok, err := ids.clientCredentialsToken(p.ClientID, p.ClientSecret)
 		if err != nil {
 			return "", err
 		}
@@ -293,9 +300,11 @@ func (p *uaaProvisioner) createUser(ids *identitySteps, u userSpec) (string, err
 	if err != nil {
 		return "", err
 	}
-	if err := ids.api(request{method: http.MethodPost, url: p.base + "/Users", json: userRecord(u.name, u.password), bearer: tok}); err != nil {
+	rec := userRecord(u.name, u.password)
+	if err := ids.api(request{method: http.MethodPost, url: p.URL + "/Users", json: rec, bearer: tok}); err != nil {
 		return "", err
 	}
+	ids.registerMade(p.Provisioning, "/Users", rec)
 	if ids.last.status != http.StatusCreated {
 		return "", ids.failf("creating the user %s answered %d, want 201", u.name, ids.last.status)
 	}
@@ -321,7 +330,7 @@ func (p *uaaProvisioner) addMember(ids *identitySteps, userID, group string) err
 		return err
 	}
 	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
-	if err := ids.api(request{method: http.MethodPost, url: p.base + "/Groups/" + url.PathEscape(groupID) + "/members", json: member, bearer: ids.adminToken}); err != nil {
+	if err := ids.api(request{method: http.MethodPost, url: p.URL + "/Groups/" + url.PathEscape(groupID) + "/members", json: member, bearer: ids.adminToken}); err != nil {
 		return err
 	}
 	if ids.last.status != http.StatusCreated && ids.last.status != http.StatusConflict {
@@ -344,9 +353,10 @@ func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error 
 		reg["access_token_validity"] = c.validity
 		reg["refresh_token_validity"] = c.validity
 	}
-	if err := ids.api(request{method: http.MethodPost, url: p.base + "/oauth/clients", json: reg, bearer: tok}); err != nil {
+	if err := ids.api(request{method: http.MethodPost, url: p.URL + "/oauth/clients", json: reg, bearer: tok}); err != nil {
 		return err
 	}
+	ids.registerMade(p.Provisioning, "/oauth/clients", reg)
 	if ids.last.status != http.StatusCreated {
 		return ids.failf("registering the client %s answered %d, want 201", c.id, ids.last.status)
 	}
@@ -357,7 +367,7 @@ func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error 
 func newProvisioner(p *Provisioning) (provisioner, error) {
 	switch p.API {
 	case "", "uaa":
-		return &uaaProvisioner{base: p.URL, clientID: p.ClientID, secret: p.ClientSecret}, nil
+		return &uaaProvisioner{Provisioning: p}, nil
 	}
 	return nil, fmt.Errorf("no provisioner for the administration API %q", p.API)
 }

@@ -15,6 +15,8 @@
 //     configServerSteps (configserver.go, with gitrepo.go) and configAppSteps (configapp.go, with quotes.go).
 //   - authserver.go and authenv.go: the authorization server's endpoints, found by discovery, and the auth
 //     helpers its areas share.
+//   - cleanup.go: the register of what scenarios create in the target, removed when each ends; the areas
+//     register their own (gateway.go, configserver.go, provisioning_removal.go).
 package steps
 
 import (
@@ -99,8 +101,10 @@ type Suite struct {
 	quotes     *quoteSource
 	quotesErr  error
 
-	// cleanups are what scenarios created in the target, until they are removed (cleanup.go).
+	// cleanups are what scenarios created in the target, until they are removed (cleanup.go); admin is the
+	// admin client's token the removals of provisioned identities use (provisioning_removal.go).
 	cleanups cleanups
+	admin    adminSession
 
 	upstreamOnce sync.Once
 	upstream     *upstream

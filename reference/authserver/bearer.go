@@ -45,6 +45,12 @@ func (s *Server) requireScope(w http.ResponseWriter, r *http.Request, scope stri
 	return claims, true
 }
 
+// authorized is requireScope for a handler that needs only the verdict.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request, scope string) bool {
+	_, ok := s.requireScope(w, r, scope)
+	return ok
+}
+
 // bearerChallenge writes an RFC 6750 error: the WWW-Authenticate challenge
 // and the same error as JSON.
 func bearerChallenge(w http.ResponseWriter, status int, code, description, scope string) {

@@ -3,6 +3,7 @@ package authserver
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -70,6 +71,44 @@ func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
 	c, ok := s.store.client(r.PathValue("id"))
 	if !ok {
 		writeError(w, http.StatusNotFound, "invalid_client", "No client with requested id: "+r.PathValue("id"))
+		return
+	}
+	writeJSON(w, http.StatusOK, clientOutputOf(c))
+}
+
+// listClients lists every client: GET /oauth/clients, in UAA's shape of a
+// search result. UAA's filter, sortBy and paging are not supported: the
+// answer holds every client, by id.
+func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r, "clients.read") {
+		return
+	}
+	if f := r.URL.Query().Get("filter"); f != "" {
+		writeError(w, http.StatusBadRequest, "invalid_filter", "Unsupported filter "+strconv.Quote(f)+"; GET /oauth/clients lists every client")
+		return
+	}
+	var out []clientOutput
+	for _, c := range s.store.listClients() {
+		out = append(out, clientOutputOf(c))
+	}
+	list := newSCIMList(out)
+	list.Schemas = []string{"http://cloudfoundry.org/schema/scim/oauth-clients-1.0"}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// deleteClient removes a client with the approvals users gave it: DELETE
+// /oauth/clients/{id}. The answer is the client that was removed.
+func (s *Server) deleteClient(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r, "clients.write") {
+		return
+	}
+	c, err := s.store.deleteClient(r.PathValue("id"))
+	if isNotFound(err) {
+		writeError(w, http.StatusNotFound, "invalid_client", err.Error())
+		return
+	}
+	if err != nil {
+		s.provisioningError(w, err, "invalid_client", "invalid_client")
 		return
 	}
 	writeJSON(w, http.StatusOK, clientOutputOf(c))

@@ -15,8 +15,10 @@
 //	GET  /token_keys, /token_key             the JWKS (with UAA's PEM "value") and its single key
 //	GET  /.well-known/openid-configuration   discovery, also under /oauth/token/
 //	POST /Users, GET /Users                  UAA's SCIM provisioning (admin token)
-//	POST /Groups, GET /Groups, POST /Groups/{id}/members
-//	POST /oauth/clients, GET /oauth/clients/{id}
+//	DELETE /Users/{id}                       the user, with its memberships and approvals
+//	POST /Groups, GET /Groups, POST /Groups/{id}/members, DELETE /Groups/{id}
+//	POST /oauth/clients, GET /oauth/clients  client registrations
+//	GET|DELETE /oauth/clients/{id}
 //	GET  /healthz                            "ok"
 //
 // Where UAA and fosite differ, this package follows UAA (see the anchor

@@ -3,6 +3,7 @@ package authserver
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,143 @@ func TestProvisioningStatuses(t *testing.T) {
 				t.Errorf("401 without a Bearer challenge")
 			}
 		})
+	}
+}
+
+// TestDeletingWhatWasProvisioned removes a user, a group and a client the
+// way the harness does at the end of a scenario (UAA's DELETE /Users/{id},
+// /Groups/{id}, /oauth/clients/{id}): each answer is the record removed,
+// the record is gone from every list, its name is free again, what hung on
+// it (memberships, approvals, tokens) goes with it, and a second delete is
+// a 404.
+func TestDeletingWhatWasProvisioned(t *testing.T) {
+	ts := newTestServer(t)
+	admin := adminToken(t, ts)
+	reader := tokensOf(t, post(t, ts, "/oauth/token", "admin:adminsecret", url.Values{"grant_type": {"client_credentials"}, "scope": {"scim.read clients.read"}})).AccessToken
+	created := func(method, path, body string) map[string]any {
+		t.Helper()
+		r := api(t, ts, method, path, admin, body)
+		if r.status != http.StatusCreated {
+			t.Fatalf("%s %s: %d %s", method, path, r.status, r.body)
+		}
+		return r.json(t)
+	}
+	count := func(path string) int {
+		t.Helper()
+		r := api(t, ts, "GET", path, reader, "")
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		list := r.json(t)
+		resources, _ := list["resources"].([]any)
+		if list["totalResults"] != float64(len(resources)) {
+			t.Errorf("GET %s: totalResults %v for %d resources", path, list["totalResults"], len(resources))
+		}
+		return len(resources)
+	}
+	alice := `{"userName":"alice","password":"s3cret","emails":[{"value":"alice@test.org"}]}`
+	userID := created("POST", "/Users", alice)["id"].(string)
+	fortunes, _ := ts.store.groupByName("fortunes.read")
+	created("POST", "/Groups/"+fortunes.ID+"/members", `{"value":"`+userID+`"}`)
+	groupID := created("POST", "/Groups", `{"displayName":"tck.group"}`)["id"].(string)
+	created("POST", "/Groups/"+groupID+"/members", `{"value":"`+userID+`"}`)
+	client := `{"client_id":"c1","client_secret":"s","authorized_grant_types":["client_credentials"],"authorities":["x.y"]}`
+	created("POST", "/oauth/clients", client)
+	users, groups, clients := count("/Users"), count("/Groups"), count("/oauth/clients")
+
+	// Alice signs in with the greeting client; c1 gets a token of its own.
+	b := newBrowser(t, ts)
+	aliceToken := tokensOf(t, exchange(t, ts, codeOf(t, b.approve(authParams("openid fortunes.read"), "alice", "s3cret")), nil)).AccessToken
+	clientToken := tokensOf(t, post(t, ts, "/oauth/token", "c1:s", url.Values{"grant_type": {"client_credentials"}})).AccessToken
+	marissa, _ := ts.store.userByName(DemoUserName)
+	if err := ts.store.approve(marissa.ID, "c1", []string{"x.y"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{aliceToken, clientToken} {
+		if r := checkToken(t, ts, tok); r.status != http.StatusOK {
+			t.Fatalf("check_token before the deletes: %d %s", r.status, r.body)
+		}
+	}
+	if !ts.store.approved(userID, GreetingClientID, []string{"openid", "fortunes.read"}) {
+		t.Fatal("alice's approval of the greeting client was not remembered")
+	}
+
+	for _, tt := range []struct{ name, path, token, err string }{
+		{"no token", "/Users/" + userID, "", "unauthorized"},
+		{"read-only token", "/Users/" + userID, reader, "insufficient_scope"},
+		{"read-only token for a group", "/Groups/" + groupID, reader, "insufficient_scope"},
+		{"read-only token for a client", "/oauth/clients/c1", reader, "insufficient_scope"},
+	} {
+		if r := api(t, ts, "DELETE", tt.path, tt.token, ""); r.status/100 != 4 || r.json(t)["error"] != tt.err {
+			t.Errorf("%s: DELETE %s answered %d %s, want %s", tt.name, tt.path, r.status, r.body, tt.err)
+		}
+	}
+
+	r := api(t, ts, "DELETE", "/Users/"+userID, admin, "")
+	if r.status != http.StatusOK || r.json(t)["userName"] != "alice" || r.json(t)["id"] != userID {
+		t.Fatalf("DELETE /Users/{id}: %d %s, want 200 with the user removed", r.status, r.body)
+	}
+	if n := count("/Users"); n != users-1 {
+		t.Errorf("%d users after the delete, want %d", n, users-1)
+	}
+	if count("/Users?filter="+url.QueryEscape(`userName eq "alice"`)) != 0 {
+		t.Error("alice is still found by name")
+	}
+	for _, name := range []string{"fortunes.read", "tck.group"} {
+		if g, _ := ts.store.groupByName(name); slices.Contains(g.Members, userID) {
+			t.Errorf("the group %s still has the removed user as a member: %v", name, g.Members)
+		}
+	}
+	if ts.store.approved(userID, GreetingClientID, []string{"openid"}) {
+		t.Error("the removed user's approvals are still remembered")
+	}
+	if r := checkToken(t, ts, aliceToken); r.status == http.StatusOK {
+		t.Errorf("check_token accepts a token of the removed user: %s", r.body)
+	}
+	if r := api(t, ts, "DELETE", "/Users/"+userID, admin, ""); r.status != http.StatusNotFound || r.json(t)["error"] != "scim_resource_not_found" {
+		t.Errorf("a second DELETE /Users/{id}: %d %s, want 404", r.status, r.body)
+	}
+	created("POST", "/Users", alice) // the name is free again
+
+	r = api(t, ts, "DELETE", "/Groups/"+groupID, admin, "")
+	if r.status != http.StatusOK || r.json(t)["displayName"] != "tck.group" {
+		t.Fatalf("DELETE /Groups/{id}: %d %s, want 200 with the group removed", r.status, r.body)
+	}
+	if n := count("/Groups"); n != groups-1 {
+		t.Errorf("%d groups after the delete, want %d", n, groups-1)
+	}
+	if r := api(t, ts, "DELETE", "/Groups/"+groupID, admin, ""); r.status != http.StatusNotFound {
+		t.Errorf("a second DELETE /Groups/{id}: %d %s, want 404", r.status, r.body)
+	}
+	created("POST", "/Groups", `{"displayName":"tck.group"}`)
+	if g, _ := ts.store.groupByName("fortunes.read"); len(g.Members) == 0 {
+		t.Error("fortunes.read lost its other members")
+	}
+
+	r = api(t, ts, "DELETE", "/oauth/clients/c1", admin, "")
+	if r.status != http.StatusOK || r.json(t)["client_id"] != "c1" || strings.Contains(r.body, "secret") {
+		t.Fatalf("DELETE /oauth/clients/{id}: %d %s, want 200 with the client removed, without its secret", r.status, r.body)
+	}
+	if n := count("/oauth/clients"); n != clients-1 {
+		t.Errorf("%d clients after the delete, want %d", n, clients-1)
+	}
+	if r := api(t, ts, "GET", "/oauth/clients/c1", admin, ""); r.status != http.StatusNotFound {
+		t.Errorf("GET of the removed client: %d %s", r.status, r.body)
+	}
+	if ts.store.approved(marissa.ID, "c1", []string{"x.y"}) {
+		t.Error("approvals of the removed client are still remembered")
+	}
+	if r := checkToken(t, ts, clientToken); r.status == http.StatusOK {
+		t.Errorf("check_token accepts a token of the removed client: %s", r.body)
+	}
+	if r := post(t, ts, "/oauth/token", "c1:s", url.Values{"grant_type": {"client_credentials"}}); r.status == http.StatusOK {
+		t.Errorf("the removed client still gets tokens: %s", r.body)
+	}
+	if r := api(t, ts, "DELETE", "/oauth/clients/c1", admin, ""); r.status != http.StatusNotFound || r.json(t)["error"] != "invalid_client" {
+		t.Errorf("a second DELETE /oauth/clients/{id}: %d %s, want 404 invalid_client", r.status, r.body)
+	}
+	created("POST", "/oauth/clients", client)
+	if r := api(t, ts, "GET", "/oauth/clients?filter="+url.QueryEscape(`client_id eq "c1"`), reader, ""); r.status != http.StatusBadRequest {
+		t.Errorf("GET /oauth/clients with a filter: %d %s, want 400 (filters are not supported)", r.status, r.body)
 	}
 }

@@ -254,6 +254,34 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: originUAA})
 }
 
+// deleteUser removes a user, with its memberships and approvals: DELETE
+// /Users/{id}. As in UAA, the answer is the user that was removed.
+func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r, "scim.write") {
+		return
+	}
+	u, err := s.store.deleteUser(r.PathValue("id"))
+	if err != nil {
+		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
+		return
+	}
+	writeJSON(w, http.StatusOK, s.scimUserOf(u))
+}
+
+// deleteGroup removes a group: DELETE /Groups/{id}. Its members lose the
+// scope it names; the answer is the group that was removed.
+func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r, "scim.write") {
+		return
+	}
+	g, err := s.store.deleteGroup(r.PathValue("id"))
+	if err != nil {
+		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
+		return
+	}
+	writeJSON(w, http.StatusOK, scimGroupOf(g))
+}
+
 // provisioningError answers a store or validation error: 404, 409 with the
 // given code, or 400 with the given code.
 func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCode, invalidCode string) {

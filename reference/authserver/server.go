@@ -176,11 +176,15 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("GET /oauth/token/.well-known/openid-configuration", s.discovery)
 	m.HandleFunc("POST /Users", s.createUser)
 	m.HandleFunc("GET /Users", s.listUsers)
+	m.HandleFunc("DELETE /Users/{id}", s.deleteUser)
 	m.HandleFunc("POST /Groups", s.createGroup)
 	m.HandleFunc("GET /Groups", s.listGroups)
+	m.HandleFunc("DELETE /Groups/{id}", s.deleteGroup)
 	m.HandleFunc("POST /Groups/{id}/members", s.addMember)
 	m.HandleFunc("POST /oauth/clients", s.createClient)
+	m.HandleFunc("GET /oauth/clients", s.listClients)
 	m.HandleFunc("GET /oauth/clients/{id}", s.getClient)
+	m.HandleFunc("DELETE /oauth/clients/{id}", s.deleteClient)
 	return m
 }
 

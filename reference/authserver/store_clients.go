@@ -3,7 +3,9 @@ package authserver
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ory/fosite"
@@ -159,3 +161,52 @@ func (s *store) ClientAssertionJWTValid(context.Context, string) error { return 
 
 // SetClientAssertionJWT: see ClientAssertionJWTValid.
 func (s *store) SetClientAssertionJWT(context.Context, string, time.Time) error { return nil }
+
+// listClients returns every client, by id.
+func (s *store) listClients() []*clientRecord {
+	var cs []*clientRecord
+	err := s.view(func(tx kv.Tx) error {
+		return tx.Scan(bucketClients, "", func(_ string, v []byte) error {
+			c := new(clientRecord)
+			cs = append(cs, c)
+			return json.Unmarshal(v, c)
+		})
+	})
+	if err != nil {
+		s.readFailed("listClients", err)
+		return nil
+	}
+	return cs
+}
+
+// deleteClient removes a client with the approvals users gave it, and
+// returns it. Its tokens stop being accepted: their rev_sig names a client
+// that is gone.
+func (s *store) deleteClient(id string) (*clientRecord, error) {
+	var c *clientRecord
+	err := s.update(func(tx kv.Tx) error {
+		c = new(clientRecord)
+		if ok, err := getJSON(tx, bucketClients, id, c); err != nil || !ok {
+			return cmp.Or(err, notFoundf("No client with requested id: %s", id))
+		}
+		var approvals []string
+		if err := tx.Scan(bucketApprovals, "", func(k string, _ []byte) error {
+			if _, client, _ := strings.Cut(k, "\x00"); client == id {
+				approvals = append(approvals, k)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range approvals {
+			if err := tx.Delete(bucketApprovals, k); err != nil {
+				return err
+			}
+		}
+		return tx.Delete(bucketClients, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

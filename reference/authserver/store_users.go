@@ -226,3 +226,78 @@ func (s *store) approved(userID, clientID string, scopes []string) bool {
 	}
 	return true
 }
+
+// deleteUser removes a user with its memberships and approvals, and returns
+// it. Its tokens stop being accepted: their rev_sig names a user that is
+// gone.
+func (s *store) deleteUser(id string) (*userRecord, error) {
+	var u *userRecord
+	err := s.update(func(tx kv.Tx) error {
+		u = new(userRecord)
+		if ok, err := getJSON(tx, bucketUsers, id, u); err != nil || !ok {
+			return cmp.Or(err, notFoundf("User %s does not exist", id))
+		}
+		var groups []*groupRecord
+		err := tx.Scan(bucketGroups, "", func(_ string, v []byte) error {
+			g := new(groupRecord)
+			if err := json.Unmarshal(v, g); err != nil {
+				return err
+			}
+			if slices.Contains(g.Members, id) {
+				groups = append(groups, g)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, g := range groups {
+			g.Members = slices.DeleteFunc(g.Members, func(m string) bool { return m == id })
+			g.Modified = now()
+			g.Version++
+			if err := putJSON(tx, bucketGroups, g.ID, g); err != nil {
+				return err
+			}
+		}
+		var approvals []string
+		if err := tx.Scan(bucketApprovals, id+"\x00", func(k string, _ []byte) error {
+			approvals = append(approvals, k)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range approvals {
+			if err := tx.Delete(bucketApprovals, k); err != nil {
+				return err
+			}
+		}
+		if err := tx.Delete(bucketUserNames, fold(u.UserName)); err != nil {
+			return err
+		}
+		return tx.Delete(bucketUsers, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// deleteGroup removes a group (its members lose the scope it names) and
+// returns it.
+func (s *store) deleteGroup(id string) (*groupRecord, error) {
+	var g *groupRecord
+	err := s.update(func(tx kv.Tx) error {
+		g = new(groupRecord)
+		if ok, err := getJSON(tx, bucketGroups, id, g); err != nil || !ok {
+			return cmp.Or(err, notFoundf("Group %s does not exist", id))
+		}
+		if err := tx.Delete(bucketGroupNames, fold(g.DisplayName)); err != nil {
+			return err
+		}
+		return tx.Delete(bucketGroups, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
