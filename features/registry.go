@@ -25,6 +25,10 @@ const (
 	// needs fresh users (provisioning), unless the server asks again in every new browser session (it does not
 	// declare auth.remembered-consent).
 	FreshConsentTag = "@fresh-consent"
+	// SerialTag: the scenario cannot share the target with the other scenarios of its feature running at the
+	// same time (a /bus/refresh reaches every instance on the bus, other scenarios' included): it runs while
+	// none of them does.
+	SerialTag = "@serial"
 )
 
 // Service names a service a target may declare: its key under services: in a target file, and the name in a

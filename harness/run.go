@@ -44,6 +44,9 @@ type Options struct {
 	TestingT *testing.T
 	// Features replaces the embedded features, e.g. with os.DirFS("features") while editing them.
 	Features fs.FS
+	// Concurrency is how many scenarios run at once (godog's Concurrency); 0 means DefaultConcurrency. A
+	// scenario tagged @serial runs alone.
+	Concurrency int
 	// Now stamps the report; nil means time.Now.
 	Now func() time.Time
 }
@@ -58,7 +61,14 @@ type Result struct {
 	ReportPath                                                  string
 	// PagePath is the HTML report (index.html), empty when it could not be written.
 	PagePath string
+	// Elapsed is the wall time the scenarios took, Concurrency how many ran at once.
+	Elapsed     time.Duration
+	Concurrency int
 }
+
+// DefaultConcurrency is how many scenarios a run has under way at once: they wait on the target's answers
+// most of the time, so a two-CPU machine runs four well.
+const DefaultConcurrency = 4
 
 // ErrSetup marks a run that could not start because the target cannot be tested as it is set up: it does not
 // answer, or preflight's walk through it failed at a step it names (a refused fixture password, a scope not granted).
@@ -93,9 +103,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := os.MkdirAll(opts.ReportsDir, 0o755); err != nil {
 		return nil, err
 	}
+	var elapsed time.Duration
 	if plan.selected > 0 {
 		progress.Start(opts.Output, plan.selected, leftOut(cat, areas, opts.Tags, res))
+		began := time.Now()
 		err := runGodog(ctx, opts, godogFormat, plan, suite, cat, res)
+		elapsed = time.Since(began)
 		// What scenarios created in the target and did not remove (a run interrupted in one) goes now.
 		if cerr := suite.Cleanup(ctx); cerr != nil {
 			fmt.Fprintf(opts.Output, "Warning: %v\n", cerr)
@@ -108,7 +121,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	markNeverRun(plan, res)
-	return finish(opts, cat, areas, reasons, res, suite.LeftBehind())
+	r, err := finish(opts, cat, areas, reasons, res, suite.LeftBehind(), elapsed)
+	return r, err
 }
 
 // profileReasons are the profiles that cannot run at all, each with the one reason: a surface the profile
@@ -151,6 +165,9 @@ func withDefaults(opts Options) Options {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
 	}
 	return opts
 }
@@ -275,6 +292,18 @@ func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, sui
 		lines = progress.NewLines(opts.Output, isTerminal(opts.Output))
 	}
 	var mu sync.Mutex
+	// features let the scenarios of a feature run side by side (read-locked) and a serial one with none of its
+	// feature's others (write-locked): what a serial scenario disturbs (the bus of the configuration app's
+	// instances) is its feature's.
+	byFeature := map[string]*sync.RWMutex{}
+	lockOf := func(s catalog.Scenario) *sync.RWMutex {
+		mu.Lock()
+		defer mu.Unlock()
+		if byFeature[s.URI] == nil {
+			byFeature[s.URI] = &sync.RWMutex{}
+		}
+		return byFeature[s.URI]
+	}
 	started := map[string]time.Time{} // by pickle id
 	record := func(ctx context.Context, sc *godog.Scenario, s catalog.Scenario, err error) {
 		mu.Lock()
@@ -303,22 +332,34 @@ func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, sui
 		Name:                 "fortune-tck",
 		TestSuiteInitializer: suite.InitializeTestSuite,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			var alone bool // the scenario runs with no other of its feature (features.SerialTag)
+			var shared *sync.RWMutex
 			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
+				s, skip := excluded(sc)
+				if skip {
+					return ctx, godog.ErrSkip
+				}
+				if shared, alone = lockOf(s), s.HasTag(features.SerialTag); alone {
+					shared.Lock()
+				} else {
+					shared.RLock()
+				}
 				mu.Lock()
 				started[sc.Id] = time.Now()
 				mu.Unlock()
 				return ctx, nil
 			})
 			suite.InitializeScenario(sc)
-			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
-				if _, skip := excluded(sc); skip {
-					return ctx, godog.ErrSkip
-				}
-				return ctx, nil
-			})
 			sc.After(func(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
-				if s, skip := excluded(sc); !skip {
-					record(ctx, sc, s, err)
+				s, skip := excluded(sc)
+				if skip {
+					return ctx, nil
+				}
+				record(ctx, sc, s, err)
+				if alone {
+					shared.Unlock()
+				} else {
+					shared.RUnlock()
 				}
 				return ctx, nil // the scenario's own error stands; returning it again would repeat it
 			})
@@ -328,7 +369,7 @@ func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, sui
 				filepath.Join(opts.ReportsDir, "junit.xml"), filepath.Join(opts.ReportsDir, "cucumber.json")),
 			Output: opts.Output, NoColors: !isTerminal(opts.Output),
 			FS: opts.Features, Paths: p.paths, Tags: p.tags,
-			Strict: true, Concurrency: 1, TestingT: opts.TestingT, DefaultContext: ctx,
+			Strict: true, Concurrency: opts.Concurrency, TestingT: opts.TestingT, DefaultContext: ctx,
 		},
 	}
 	done := make(chan struct{})
@@ -351,11 +392,12 @@ func markNeverRun(p plan, res *report.Results) {
 	}
 }
 
-func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results, left []string) (*Result, error) {
+func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results, left []string, elapsed time.Duration) (*Result, error) {
 	impl := opts.Target.Implementation
 	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, profilesOf(areas), reasons, res)
 	rep.LeftBehind = left
-	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml")}
+	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml"),
+		Elapsed: elapsed, Concurrency: opts.Concurrency}
 	for _, s := range cat.Scenarios {
 		if !slices.Contains(areas, s.Area) {
 			continue
@@ -428,8 +470,8 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 	}
 	list("Failed scenarios:", report.Failed, true)
 	list("Blocked scenarios (a precondition failed before the behaviour they verify):", report.Blocked, true)
-	fmt.Fprintf(w, "%d passed, %d failed, %d blocked, %d skipped, %d not supported, %d not under test\n",
-		r.Passed, r.Failed, r.Blocked, r.Skipped, r.Unsupported, r.NotUnderTest)
+	fmt.Fprintf(w, "%d passed, %d failed, %d blocked, %d skipped, %d not supported, %d not under test, in %s (%d at once)\n",
+		r.Passed, r.Failed, r.Blocked, r.Skipped, r.Unsupported, r.NotUnderTest, r.Elapsed.Round(100*time.Millisecond), r.Concurrency)
 	if len(rep.LeftBehind) > 0 {
 		fmt.Fprintln(w, "Left behind in the target (the suite could not remove them):")
 		for _, l := range rep.LeftBehind {

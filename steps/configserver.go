@@ -30,6 +30,8 @@ type configServerSteps struct {
 	// other branches, by branch, with what each held before (nil: absent), until they are put back.
 	branches map[string]bool
 	written  map[string]map[string]*string
+	// commits are the scenario's own commits, by branch, in order.
+	commits map[string][]string
 }
 
 func (srv *configServerSteps) register(sc *godog.ScenarioContext) {
@@ -145,6 +147,12 @@ func (srv *configServerSteps) commitFiles(branch, message string, files map[stri
 	if err != nil {
 		return err
 	}
+	srv.mu.Lock()
+	if srv.commits == nil {
+		srv.commits = map[string][]string{}
+	}
+	srv.commits[branch] = append(srv.commits[branch], res.hash)
+	srv.mu.Unlock()
 	srv.undoCommit(ws, branch, res)
 	return nil
 }
@@ -305,10 +313,39 @@ func (srv *configServerSteps) fieldIsCommitOf(name, label string) error {
 	if err != nil {
 		return err
 	}
-	if got != want {
-		return srv.failf("field %q is %s, want the commit id of %s: %q", name, mustJSON(got), label, want)
+	if got == want {
+		return nil
 	}
-	return nil
+	// Other scenarios, running at the same time, commit to a shared branch (master): its head may have moved
+	// on after the answer. The answer is right when it names a commit of the branch that holds every commit
+	// this scenario made to it.
+	label, _ = srv.expand(label)
+	if hash, ok := got.(string); ok && srv.commitIsCurrentFor(label, hash, want) {
+		return nil
+	}
+	return srv.failf("field %q is %s, want the commit id of %s: %q (or one after this scenario's last commit to it)",
+		name, mustJSON(got), label, want)
+}
+
+// commitIsCurrentFor tells whether hash is in the history of the branch's head and comes after (or is) each
+// commit this scenario made to the branch.
+func (srv *configServerSteps) commitIsCurrentFor(branch, hash, head string) bool {
+	ws, err := srv.workspaceOf()
+	if err != nil {
+		return false
+	}
+	if ok, err := ws.isAncestor(hash, head); err != nil || !ok {
+		return false
+	}
+	srv.mu.Lock()
+	own := slices.Clone(srv.commits[branch])
+	srv.mu.Unlock()
+	for _, c := range own {
+		if ok, err := ws.isAncestor(c, hash); err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // propertySource is one entry of propertySources; its name ends with the file it comes from.

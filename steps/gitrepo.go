@@ -93,6 +93,21 @@ func (w *workspace) head(label string) (string, error) {
 	return h.String(), nil
 }
 
+// isAncestor tells whether commit a is b or one of b's ancestors, in what the workspace last fetched.
+func (w *workspace) isAncestor(a, b string) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ca, err := w.repo.CommitObject(plumbing.NewHash(a))
+	if err != nil {
+		return false, err
+	}
+	cb, err := w.repo.CommitObject(plumbing.NewHash(b))
+	if err != nil {
+		return false, err
+	}
+	return ca.IsAncestor(cb)
+}
+
 // rootFiles lists the files at the root of a branch of the remote, fetched now; ok is false when the repository
 // has no such branch.
 func (w *workspace) rootFiles(branch string) (names []string, ok bool, err error) {

@@ -122,6 +122,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	format := fl.String("format", progress.Scenarios, "terminal format: progress (a line per scenario as it ends: passed, failed or blocked, its time, its ID)\n"+
 		"or pretty (every step); either way the run ends with the harness's summary")
 	reports := fl.String("reports", "reports", "folder for junit.xml, cucumber.json and conformance-report.yaml")
+	concurrency := fl.Int("concurrency", harness.DefaultConcurrency, "how many scenarios run at once (1: one after the other); those tagged @serial run alone")
 	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck run [flags]", "Runs the features against a target and writes reports. Without --target it builds the "+
 		"reference from this checkout,\nstarts its services on free ports and stops them at the end. Exit status: see tck --help.")
@@ -137,6 +138,10 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tck run: %v\n", err)
 		return exitUsage
 	}
+	if *concurrency < 1 {
+		fmt.Fprintf(stderr, "tck run: --concurrency %d: give 1 or more\n", *concurrency)
+		return exitUsage
+	}
 	if err := harness.CheckTags(*tags, fsys); err != nil {
 		fmt.Fprintf(stderr, "tck run: --tags: %v\n", err)
 		return exitUsage
@@ -150,7 +155,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	defer tg.stop()
 	res, err := harness.Run(ctx, harness.Options{Target: tg.target, Tags: *tags, Format: *format,
-		ReportsDir: *reports, Output: stdout, Features: fsys})
+		ReportsDir: *reports, Output: stdout, Features: fsys, Concurrency: *concurrency})
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "tck: interrupted; stopping the services it started")

@@ -215,6 +215,11 @@ func TestHelpVersionAndTagsAreConventional(t *testing.T) {
 			t.Errorf("--tags %q: exit %d %q, want a usage error", tags, code, errOut)
 		}
 	}
+	for _, n := range []string{"0", "-2"} {
+		if code, _, errOut := runTCK("run", "--concurrency", n); code != exitUsage || !strings.Contains(errOut, "--concurrency") {
+			t.Errorf("--concurrency %s: exit %d %q, want a usage error", n, code, errOut)
+		}
+	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("bad --tags took %s: something was built or started before the check", time.Since(start))
 	}

@@ -29,6 +29,10 @@ Feature: Configuration client application
   The feature is tagged @config-app: tck run --tags @config-app runs the client application's scenarios alone,
   without the configuration server's (tagged @config-server).
 
+  A POST /bus/refresh that is answered refreshes every instance on the bus, other scenarios' instances
+  included: the scenarios that send one are tagged @serial, and run while no other scenario of this feature
+  runs.
+
   @spec-4.5-get-root @spec-2.6-greeting.displayFortune
   Scenario: Without greeting.displayFortune the greeting page shows msg and no fortune
     Given the repository holds on "master" the file "{app}.yml":
@@ -155,7 +159,7 @@ Feature: Configuration client application
     Then the answer is 200
     And the field "effectiveLevel" is "INFO"
 
-  @spec-3.3.2 @spec-4.5-post-bus-refresh @spec-6.2
+  @spec-3.3.2 @spec-4.5-post-bus-refresh @spec-6.2 @serial
   Scenario: POST /bus/refresh on one instance refreshes every instance
     Given the repository holds on "master" the file "{app}.yml":
       """
@@ -195,7 +199,7 @@ Feature: Configuration client application
     When I open the greeting page
     Then the application logged a DEBUG line while answering
 
-  @spec-3.3.2 @spec-4.5-post-bus-refresh @capability-config.bus-destination
+  @spec-3.3.2 @spec-4.5-post-bus-refresh @capability-config.bus-destination @serial
   Scenario: POST /bus/refresh?destination= refreshes only the instances whose service id the pattern matches
     Given the repository holds on "master" the file "{app}-alpha.yml":
       """
@@ -311,7 +315,7 @@ Feature: Configuration client application
     When I open the greeting page
     Then the page has the attribute "fortune"
 
-  @spec-5.4 @spec-7-config-client-no-credentials
+  @spec-5.4 @spec-7-config-client-no-credentials @serial
   Scenario Outline: By default <request> asks for HTTP Basic credentials, and user "user" with the password from the log opens it
     Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
     And the repository holds on "master" the file "{app}.yml":
@@ -349,7 +353,7 @@ Feature: Configuration client application
     When I send "GET /" to the application with the password "wrong-{app}"
     Then the answer asks for HTTP Basic credentials
 
-  @spec-5.4 @spec-2.6-security.basic.enabled
+  @spec-5.4 @spec-2.6-security.basic.enabled @serial
   Scenario: security.basic.enabled false opens the application pages, not the operational endpoints
     Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
     And the repository holds on "master" the file "{app}.yml":
@@ -371,7 +375,7 @@ Feature: Configuration client application
     When I send "POST /bus/refresh" to the application without credentials
     Then the answer asks for HTTP Basic credentials
 
-  @spec-5.4 @spec-2.6-management.security.enabled
+  @spec-5.4 @spec-2.6-management.security.enabled @serial
   Scenario: management.security.enabled false opens the operational endpoints, not the application pages
     Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
     And the repository holds on "master" the file "{app}.yml":
