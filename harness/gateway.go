@@ -103,3 +103,17 @@ func readAll(paths []string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// checkManifestDir tells, before any scenario, whether the harness can write into the folder the gateway
+// watches: a folder it cannot write is one error of the run that names it, not a blocked gateway scenario each.
+func checkManifestDir(g *target.Gateway) error {
+	if g == nil || g.ManifestDir == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(g.ManifestDir, ".tck-preflight-*")
+	if err != nil {
+		return fmt.Errorf("services.gateway.manifestDir: the harness cannot write into %s: %w", g.ManifestDir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

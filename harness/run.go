@@ -90,6 +90,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(areas) == 0 {
 		return nil, fmt.Errorf("the target declares no service whose area has scenarios")
 	}
+	if err := checkManifestDir(opts.Target.Services.Gateway); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
 	suite := steps.New(stepsEnv(opts.Target, opts))
 	if err := suite.Preflight(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)

@@ -202,3 +202,18 @@ func TestFixturesInsteadOfProvisioning(t *testing.T) {
 		t.Errorf("the summary does not say that fresh users need provisioning:\n%s", out.String())
 	}
 }
+
+// A gateway folder the harness cannot write is one error of the run that names it.
+func TestAManifestDirTheHarnessCannotWriteIsOneRunError(t *testing.T) {
+	err := checkManifestDir(&target.Gateway{ManifestDir: "/proc/no-such-folder"})
+	if err == nil || !strings.Contains(err.Error(), "services.gateway.manifestDir") || !strings.Contains(err.Error(), "/proc/no-such-folder") {
+		t.Errorf("err = %v, want the field and the folder named", err)
+	}
+	dir := t.TempDir()
+	if err := checkManifestDir(&target.Gateway{ManifestDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the check left %v in the folder", left)
+	}
+}
