@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,7 +22,7 @@ var instanceCount atomic.Int64
 // port, and waits until it answers HTTP at all (401 included).
 func appStarter(ca *target.ConfigApp, configURL, logDir string) func(context.Context, string, string) (steps.Instance, error) {
 	return func(ctx context.Context, name, profiles string) (steps.Instance, error) {
-		port, err := launch.FreePort()
+		port, err := freeport.Port()
 		if err != nil {
 			return nil, err
 		}

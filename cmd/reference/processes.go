@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"io"
 	"net"
 	"os"
@@ -126,11 +127,11 @@ func buildVersion() string { return version.Revision() }
 // registers the greeting and fortune clients (its demo seed); scenarios provision their own users and clients
 // with the admin client.
 func (st *procStack) startOAuthServices(ctx context.Context) error {
-	authPort, err := launch.FreePort()
+	authPort, err := freeport.Port()
 	if err != nil {
 		return err
 	}
-	greetingPort, err := launch.FreePort()
+	greetingPort, err := freeport.Port()
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (st *procStack) startRedis(ctx context.Context) error {
 		return errors.New("redis-server is not installed; the process stack's refresh bus and rate-limit " +
 			"counters need it: run `make deps` as root, or apt-get install redis-server")
 	}
-	port, err := launch.FreePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return err
 	}
@@ -321,7 +322,7 @@ func (st *procStack) startGateways(ctx context.Context) error {
 // and shifted by an offset.
 func freePortRun(n int) (int, error) {
 	for try := 0; try < 50; try++ {
-		base, err := launch.FreePort()
+		base, err := freeport.Port()
 		if err != nil {
 			return 0, err
 		}

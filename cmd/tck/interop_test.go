@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,7 +123,7 @@ func freePorts(t *testing.T, n int) []int {
 	t.Helper()
 	var ports []int
 	for len(ports) < n {
-		p, err := launch.FreePort()
+		p, err := freeport.Port()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"io"
 	"log/slog"
 	"net/http"
@@ -33,7 +34,6 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/fortune-tck/fortune-tck/harness/target"
-	"github.com/fortune-tck/fortune-tck/internal/launch"
 )
 
 // LabelRun marks every container a run starts, with the run's id as value, so that a person (or a test) can
@@ -131,7 +131,7 @@ func (s *Set) start(ctx context.Context, svc target.ContainerService) (*running,
 	}
 	hostPort := spec.HostPort
 	if hostPort == 0 {
-		if hostPort, err = launch.FreePort(); err != nil {
+		if hostPort, err = freeport.Port(); err != nil {
 			return nil, "", fail(err, "")
 		}
 	}

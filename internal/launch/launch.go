@@ -210,16 +210,6 @@ func (p *Process) Tail(n int) string {
 	return "  " + strings.Join(lines, "\n  ")
 }
 
-// FreePort returns a port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // buffer is a bounded, concurrency-safe output buffer: it keeps the first 8 MiB, which start-up lines such as a
 // generated password are always part of, and drops the rest.
 type buffer struct {

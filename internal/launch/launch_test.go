@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
+
 	"context"
 	"errors"
 	"fmt"
@@ -61,7 +63,7 @@ func TestWaitReportsAnEarlyExitWithItsOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Stop(time.Second)
-	port, _ := FreePort()
+	port := freeport.Get(t)
 	err = p.WaitTCP(context.Background(), "127.0.0.1:"+itoa(port), 5*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "failing exited at start") || !strings.Contains(err.Error(), "cannot bind") {
 		t.Errorf("err = %v", err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"io"
 	"net/http"
 	"net/url"
@@ -89,7 +90,7 @@ func (s *stack) nginx(up string, upErr error) started {
 			return started{err: errors.New("nginx is not installed (apt-get install nginx-light)")}
 		}
 	}
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return started{err: err}
 	}
@@ -132,7 +133,7 @@ func (s *stack) redis() (string, *proc, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("redis-server could not start: %w (make deps installs it)", err)
 	}
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return "", nil, err
 	}
@@ -145,7 +146,7 @@ func (s *stack) redis() (string, *proc, error) {
 }
 
 func (s *stack) gateway(name, upstream string, policy bool, redisURL string) started {
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return started{err: err}
 	}
@@ -212,7 +213,7 @@ spec:
 // fortunes starts an authorization server with the demo identities and
 // three fortune services: jwt, check_token with a cache, without.
 func fortunes(s *stack) (jwt, cached, uncached started) {
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return started{err: err}, started{err: err}, started{err: err}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"net"
 	"net/http"
 	"os"
@@ -131,16 +132,6 @@ func (p *proc) tail() string {
 	return strings.Join(lines, " | ")
 }
 
-// freePort asks the kernel for a port nobody uses now.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // service starts the reference binary's service with --port 0 and waits
 // for its ready file; it returns its URL and process.
 func (s *stack) service(name string, args ...string) (string, *proc, error) {
@@ -148,7 +139,7 @@ func (s *stack) service(name string, args ...string) (string, *proc, error) {
 	args = append([]string{"serve"}, append(args, "--ready-file", ready, "--log-level", "warn")...)
 	pprof := ""
 	if s.profile {
-		port, err := freePort()
+		port, err := freeport.Port()
 		if err != nil {
 			return "", nil, err
 		}
@@ -192,7 +183,7 @@ func (s *stack) self(name, command string, args ...string) (string, *proc, error
 	if err != nil {
 		return "", nil, err
 	}
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return "", nil, err
 	}
