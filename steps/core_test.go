@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -136,5 +137,22 @@ func TestNeverFailsOnTheFirstEvidenceAndHoldsToItsLimit(t *testing.T) {
 	quiet := func() (string, error) { n++; return "", nil }
 	if err := s.never(3*pollEvery, "nothing", quiet); err != nil || n < 3 {
 		t.Errorf("never = %v after %d looks, want success after watching to its limit", err, n)
+	}
+}
+
+// A stopped run (Ctrl-C) ends every wait of the steps at once instead of sitting it out.
+func TestAStoppedRunEndsTheWaits(t *testing.T) {
+	s := New(Env{})
+	ctx, cancel := context.WithCancel(context.Background())
+	s.ctx = ctx
+	sc := newScenario(s)
+	cancel()
+	start := time.Now()
+	err := sc.until(time.Minute, "something", func() (bool, error) { return false, nil })
+	if err == nil || !strings.Contains(err.Error(), "the run was stopped") || time.Since(start) > time.Second {
+		t.Errorf("until = %v after %s, want it to stop at once", err, time.Since(start))
+	}
+	if err := sc.sleep(time.Minute); err == nil || time.Since(start) > time.Second {
+		t.Errorf("sleep = %v, want it to stop at once", err)
 	}
 }

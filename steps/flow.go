@@ -603,8 +603,7 @@ func (fl *flowSteps) untilExpired() error {
 	if err != nil || exp < 0 || exp > 4 {
 		return fmt.Errorf("the access token lives %vs; a token that expires within 4s is needed here", exp)
 	}
-	time.Sleep(time.Duration(exp)*time.Second + 1100*time.Millisecond)
-	return nil
+	return fl.sleep(time.Duration(exp)*time.Second + 1100*time.Millisecond)
 }
 
 // userinfoNames checks UAA's user information: the user's name as user_name or as OpenID Connect's

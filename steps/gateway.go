@@ -103,7 +103,9 @@ func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
 		return gw.sendHeaders(n, h, sendOptions{method: "GET", spread: alternately})
 	})
 	sc.Step(`^(\d+) requests with "([^"]+)" are sent to the route within one Second window$`, func(n int, h string) error {
-		waitForWindowStart(time.Second)
+		if err := gw.waitForWindowStart(time.Second); err != nil {
+			return err
+		}
 		return gw.sendHeaders(n, h, sendOptions{method: "GET"})
 	})
 	sc.Step(`^(\d+) requests without "([^"]+)" are sent to the route$`, func(n int, _ string) error {
@@ -312,7 +314,7 @@ func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string)
 		}
 	}
 	if win := p.window(); win >= time.Minute {
-		waitForRoom(win, 2*time.Second, 8*time.Second)
+		return gw.waitForRoom(win, 2*time.Second, 8*time.Second)
 	}
 	return nil
 }
@@ -357,20 +359,21 @@ func windowPosition(t time.Time, win time.Duration) (elapsed, left time.Duration
 }
 
 // waitForRoom waits until the current window has run at least ran and has at least left to go.
-func waitForRoom(win, ran, left time.Duration) {
+func (gw *gatewaySteps) waitForRoom(win, ran, left time.Duration) error {
 	elapsed, remaining := windowPosition(time.Now(), win)
 	switch {
 	case remaining < left:
-		time.Sleep(remaining + ran)
+		return gw.sleep(remaining + ran)
 	case elapsed < ran:
-		time.Sleep(ran - elapsed)
+		return gw.sleep(ran - elapsed)
 	}
+	return nil
 }
 
 // waitForWindowStart waits until just after the next boundary of a short window, so that a few requests fit.
-func waitForWindowStart(win time.Duration) {
+func (gw *gatewaySteps) waitForWindowStart(win time.Duration) error {
 	_, left := windowPosition(time.Now(), win)
-	time.Sleep(left + 20*time.Millisecond)
+	return gw.sleep(left + 20*time.Millisecond)
 }
 
 // routeRequest sends one request for a route's host to a listener, with headers and a request id, and returns
@@ -656,8 +659,7 @@ func (gw *gatewaySteps) waitForReset(i int) error {
 	if err != nil || reset < 0 || reset > 5 {
 		return gw.failf("x-ratelimit-reset %q: want a few seconds at most", a.header.Get("x-ratelimit-reset"))
 	}
-	time.Sleep(time.Duration(reset)*time.Second + 50*time.Millisecond)
-	return nil
+	return gw.sleep(time.Duration(reset)*time.Second + 50*time.Millisecond)
 }
 
 // accessLogWait is how long the access log line of a request may take to appear. Envoy buffers its access-log

@@ -21,6 +21,7 @@ import (
 // Preflight checks that every declared service answers HTTP at all and that the configuration repository can be
 // listed. A target that cannot be reached is one error of the run, not a list of failed scenarios.
 func (s *Suite) Preflight(ctx context.Context) error {
+	s.ctx = ctx
 	if as := s.env.AuthServer; as != nil {
 		if err := s.preflightAuth(ctx, as); err != nil {
 			return err

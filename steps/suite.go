@@ -105,6 +105,8 @@ type Suite struct {
 	// admin client's token the removals of provisioned identities use (provisioning_removal.go).
 	cleanups cleanups
 	admin    adminSession
+	// ctx is the run's context (Preflight's): stopping the run (Ctrl-C) ends every wait of the steps.
+	ctx context.Context
 
 	upstreamOnce sync.Once
 	upstream     *upstream
@@ -225,4 +227,12 @@ func Verdict(ctx context.Context, err error) (blocked bool, cause string) {
 		return true, err.Error()
 	}
 	return false, ""
+}
+
+// runContext is the run's context, Background before Preflight set it.
+func (s *Suite) runContext() context.Context {
+	if s.ctx == nil {
+		return context.Background()
+	}
+	return s.ctx
 }

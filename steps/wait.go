@@ -1,6 +1,8 @@
 package steps
 
 import (
+	"context"
+	"fmt"
 	"time"
 )
 
@@ -11,7 +13,7 @@ const pollEvery = 50 * time.Millisecond
 // it fails with what it waited for (and the last exchange, as evidence). Things a scenario waits for happen
 // asynchronously in the target: a manifest taking effect, a log line being written, a bus delivering.
 func (s *scenario) until(limit time.Duration, what string, done func() (bool, error)) error {
-	for deadline := time.Now().Add(limit); ; time.Sleep(pollEvery) {
+	for deadline := time.Now().Add(limit); ; {
 		ok, err := done()
 		if err != nil {
 			return err
@@ -22,6 +24,9 @@ func (s *scenario) until(limit time.Duration, what string, done func() (bool, er
 		if time.Now().After(deadline) {
 			return s.failf("waited %s for %s", limit, what)
 		}
+		if err := s.sleep(pollEvery); err != nil {
+			return err
+		}
 	}
 }
 
@@ -29,7 +34,7 @@ func (s *scenario) until(limit time.Duration, what string, done func() (bool, er
 // (a non-empty string) fails the step with what and the evidence. An absence can only be watched for a
 // while: what the target does after its answer (an asynchronous log appender writing) shows up later.
 func (s *scenario) never(limit time.Duration, what string, seen func() (string, error)) error {
-	for deadline := time.Now().Add(limit); ; time.Sleep(pollEvery) {
+	for deadline := time.Now().Add(limit); ; {
 		evidence, err := seen()
 		if err != nil {
 			return err
@@ -40,5 +45,25 @@ func (s *scenario) never(limit time.Duration, what string, seen func() (string, 
 		if time.Now().After(deadline) {
 			return nil
 		}
+		if err := s.sleep(pollEvery); err != nil {
+			return err
+		}
+	}
+}
+
+// sleep waits for d, or until the run is stopped (Ctrl-C): every wait of the steps goes through it, so that
+// an interrupted run does not sit out a scenario's sleeps.
+func (s *scenario) sleep(d time.Duration) error {
+	return sleepContext(s.suite.runContext(), d)
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the run was stopped: %w", ctx.Err())
 	}
 }
