@@ -23,6 +23,10 @@ else
   exit 1
 fi
 export COMPOSE_PROJECT_NAME="${COMPOSE_PROJECT_NAME:-fortune-tck}"
+if ! docker info >/dev/null 2>&1; then
+  echo "compose: the Docker daemon does not answer (docker info): start it (as root, make deps starts dockerd), or run as a user of the docker group" >&2
+  exit 1
+fi
 
 case "${1:-}" in
   down)

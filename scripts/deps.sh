@@ -84,16 +84,18 @@ fi
 # The example zitadel/oidc OpenID Provider (examples/zitadel): zitadel/oidc's example server with the scope
 # fortunes.read registered for its clients, examples/zitadel/op, a Go module of its own (not a dependency of this
 # module; its dependencies come through the Go module proxy), built into a cache folder outside the source tree.
-# go build runs only when the binary there is absent or older than the module's main.go, go.mod or go.sum:
+# go build runs only when the binary there is absent or was built from other sources (op.sum: main.go, go.mod, go.sum):
 # about 35 s on two cores with empty module and build caches, 20 s with an empty build cache only, 1 s with
 # warm ones, nothing when up to date.
 zitadel_src="$(cd "$(dirname "$0")/../examples/zitadel/op" && pwd)"
 zitadel_bin="${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/zitadel/bin"
-if [ ! -x "$zitadel_bin/op" ] || [ "$zitadel_src/main.go" -nt "$zitadel_bin/op" ] ||
-  [ "$zitadel_src/go.mod" -nt "$zitadel_bin/op" ] || [ "$zitadel_src/go.sum" -nt "$zitadel_bin/op" ]; then
+# The sources' digest, not their times: a fresh clone's files are newer than any binary built before.
+zitadel_sum="$(cat "$zitadel_src/main.go" "$zitadel_src/go.mod" "$zitadel_src/go.sum" | sha256sum | cut -d' ' -f1)"
+if [ ! -x "$zitadel_bin/op" ] || [ "$(cat "$zitadel_bin/op.sum" 2>/dev/null)" != "$zitadel_sum" ]; then
   echo "deps: building zitadel/oidc's example OP with fortunes.read (examples/zitadel/op) into $zitadel_bin"
   mkdir -p "$zitadel_bin"
   (cd "$zitadel_src" && GOWORK=off go build -o "$zitadel_bin/op.new" . && mv -f "$zitadel_bin/op.new" "$zitadel_bin/op")
+  echo "$zitadel_sum" >"$zitadel_bin/op.sum"
 fi
 
 # Docker, Compose and the base image of the container tests; as root it installs and starts them, otherwise it

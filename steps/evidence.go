@@ -162,13 +162,16 @@ func maskMembers(v any) bool {
 }
 
 // cut is a body as text, cut at maxEvidenceBody bytes on a character boundary.
-func cut(body []byte) string {
-	if len(body) <= maxEvidenceBody {
-		return string(body)
+func cut(body []byte) string { return prefixOf(string(body), maxEvidenceBody) }
+
+// prefixOf is at most max bytes of text, ending on a character boundary.
+func prefixOf(text string, max int) string {
+	if len(text) <= max {
+		return text
 	}
-	n := maxEvidenceBody
-	for n > 0 && !utf8.RuneStart(body[n]) {
+	n := max
+	for n > 0 && !utf8.RuneStart(text[n]) {
 		n--
 	}
-	return string(body[:n])
+	return text[:n]
 }

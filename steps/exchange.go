@@ -254,11 +254,7 @@ func excerpt(contentType string, body []byte, max int) string {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
 	if len(text) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = fmt.Sprintf("%s… (%d bytes in all)", text[:cut], len(body))
+		text = fmt.Sprintf("%s… (%d bytes in all)", prefixOf(text, max), len(body))
 	}
 	return text
 }

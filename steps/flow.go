@@ -399,11 +399,8 @@ func (fl *flowSteps) holdToken(user, client, scope string, refresh bool) error {
 	if _, err := fl.walk(user, client, scope, refresh); err != nil {
 		return err
 	}
-	if err := fl.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+	if err := fl.exchangeAsRegistered(); err != nil {
 		return err
-	}
-	if fl.last.status != http.StatusOK {
-		return fl.failf("the code exchange answered %d, want 200", fl.last.status)
 	}
 	if err := fl.grantedAsAsked(); err != nil {
 		return err

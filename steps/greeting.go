@@ -43,7 +43,7 @@ func (gs *greetingSteps) fortuneRefusesTokenOf(user, client, scope string) error
 	if _, err := gs.walk(user, client, scope, false); err != nil {
 		return err
 	}
-	if err := gs.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+	if err := gs.exchangeAsRegistered(); err != nil {
 		return err
 	}
 	token, err := gs.expand("{access_token}")

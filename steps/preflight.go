@@ -183,12 +183,8 @@ func (s *Suite) preflightToken(u *User, client string, refresh bool) (*checkToke
 	if err != nil {
 		return nil, false, fmt.Errorf("signing %s in: %w", u.Username, err)
 	}
-	if err := w.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
-		return nil, false, fmt.Errorf("exchanging the code: %w", err)
-	}
-	if w.last.status != http.StatusOK {
-		return nil, false, fmt.Errorf("the token endpoint answered %d to the code exchange, want 200 (are the "+
-			"client's secret and authMethod right?)\n%s", w.last.status, w.last)
+	if err := w.exchangeAsRegistered(); err != nil {
+		return nil, false, err
 	}
 	got, err := w.grantedScopes()
 	if err != nil {
@@ -232,11 +228,8 @@ func (s *Suite) preflightShortLived(u *User, c *Client) error {
 	if _, err := w.walkToCode(u.Username, u.Password, c.ID, "openid fortunes.read"); err != nil {
 		return fmt.Errorf("signing %s in: %w", u.Username, err)
 	}
-	if err := w.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+	if err := w.exchangeAsRegistered(); err != nil {
 		return err
-	}
-	if w.last.status != http.StatusOK {
-		return fmt.Errorf("the code exchange answered %d, want 200\n%s", w.last.status, w.last)
 	}
 	exp, err := strconv.ParseFloat(fmt.Sprint(w.tokens["expires_in"]), 64)
 	if err != nil || exp > 4 || exp <= 0 {

@@ -212,7 +212,7 @@ func (s *Suite) membersOf(ctx context.Context, p *Provisioning, group string) (i
 func (s *Suite) adminDo(ctx context.Context, p *Provisioning, method, path string) (*resty.Response, error) {
 	client := newRestyClient(s.http, func(*exchange) {}) // no scenario's evidence
 	for fresh := false; ; fresh = true {
-		tok, err := s.admin.get(ctx, s, client, p, fresh)
+		tok, err := s.admin.get(s, p, fresh)
 		if err != nil {
 			return nil, err
 		}
@@ -227,8 +227,9 @@ func (s *Suite) adminDo(ctx context.Context, p *Provisioning, method, path strin
 	}
 }
 
-// get returns the token held, or a new one when there is none or fresh asks for one.
-func (a *adminSession) get(ctx context.Context, s *Suite, client *resty.Client, p *Provisioning, fresh bool) (string, error) {
+// get returns the token held, or a new one when there is none or fresh asks for one. The token is got as a
+// scenario gets it (clientCredentialsToken), outside every scenario: removals run after theirs has ended.
+func (a *adminSession) get(s *Suite, p *Provisioning, fresh bool) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.token != "" && !fresh {
@@ -237,19 +238,10 @@ func (a *adminSession) get(ctx context.Context, s *Suite, client *resty.Client, 
 	if s.endpoints.Token == "" {
 		return "", fmt.Errorf("the authorization server has no token endpoint to get the admin client's token from")
 	}
-	// As clientCredentialsToken asks: HTTP Basic with the id and secret form-encoded (RFC 6749 2.3.1).
-	resp, err := client.R().SetContext(ctx).SetHeader("Accept", "application/json").
-		SetBasicAuth(url.QueryEscape(p.ClientID), url.QueryEscape(p.ClientSecret)).
-		SetFormData(map[string]string{"grant_type": "client_credentials"}).Post(s.endpoints.Token)
+	tok, err := newScenario(s).clientCredentialsToken(p.ClientID, p.ClientSecret)
 	if err != nil {
 		return "", fmt.Errorf("the admin client's token: %w", err)
 	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if resp.StatusCode() != http.StatusOK || json.Unmarshal(resp.Body(), &tok) != nil || tok.AccessToken == "" {
-		return "", fmt.Errorf("the admin client's token: the token endpoint answered %d: %s", resp.StatusCode(), bodyOf(resp))
-	}
-	a.token = tok.AccessToken
+	a.token = tok
 	return a.token, nil
 }

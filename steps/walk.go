@@ -43,6 +43,19 @@ func (fl *flowSteps) walkToCode(user, password, client, scope string) (consented
 	return consented, nil
 }
 
+// exchangeAsRegistered exchanges the flow's code as the client is registered to authenticate and requires the
+// tokens: what every precondition that holds a token starts from.
+func (fl *flowSteps) exchangeAsRegistered() error {
+	if err := fl.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+		return &flowError{"the code exchange", err}
+	}
+	if fl.last.status != http.StatusOK {
+		return &flowError{"the code exchange", fl.failf("the token endpoint answered %d, want 200 (are the "+
+			"client's secret and authMethod right?)", fl.last.status)}
+	}
+	return nil
+}
+
 // atSignInPage checks that the authorization request led to a sign-in form, and says what came instead.
 func (fl *flowSteps) atSignInPage() error {
 	b := fl.browser

@@ -10,14 +10,15 @@
 #                 (default https://tck-web.client.invalid/callback, the one target.yaml names).
 #   USERS_FILE    optional: a JSON file of users that replaces the two built-in ones (the example's own option).
 # Prints "zitadel example OP listening on http://localhost:PORT/" once its discovery document answers; the
-# example's own log (every request) goes to stderr. Exits 3 when the binary is not built or is older than op/'s
-# sources, 1 when it does not come up within 30 seconds (a port in use, say). SIGTERM or Ctrl-C stops it.
+# example's own log (every request) goes to stderr. Exits 3 when the binary is not built or was built from other
+# sources than op/'s (make deps keeps their digest in op.sum beside it), 1 when it does not come up within 30 seconds (a port in use, say). SIGTERM or Ctrl-C stops it.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/zitadel/bin/op"
 
-if [ ! -x "$bin" ] || [ "$here/op/main.go" -nt "$bin" ] || [ "$here/op/go.mod" -nt "$bin" ] || [ "$here/op/go.sum" -nt "$bin" ]; then
+sum="$(cat "$here/op/main.go" "$here/op/go.mod" "$here/op/go.sum" | sha256sum | cut -d' ' -f1)"
+if [ ! -x "$bin" ] || [ "$(cat "$bin.sum" 2>/dev/null)" != "$sum" ]; then
   echo "zitadel/oidc's example OP with fortunes.read (examples/zitadel/op) is not built or is out of date: run make deps" >&2
   exit 3
 fi

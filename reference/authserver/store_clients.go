@@ -189,19 +189,12 @@ func (s *store) deleteClient(id string) (*clientRecord, error) {
 		if ok, err := getJSON(tx, bucketClients, id, c); err != nil || !ok {
 			return cmp.Or(err, notFoundf("No client with requested id: %s", id))
 		}
-		var approvals []string
-		if err := tx.Scan(bucketApprovals, "", func(k string, _ []byte) error {
-			if _, client, _ := strings.Cut(k, "\x00"); client == id {
-				approvals = append(approvals, k)
-			}
-			return nil
-		}); err != nil {
+		err := deleteApprovals(tx, "", func(k string) bool {
+			_, client, _ := strings.Cut(k, "\x00")
+			return client == id
+		})
+		if err != nil {
 			return err
-		}
-		for _, k := range approvals {
-			if err := tx.Delete(bucketApprovals, k); err != nil {
-				return err
-			}
 		}
 		return tx.Delete(bucketClients, id)
 	})

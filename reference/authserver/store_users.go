@@ -259,17 +259,8 @@ func (s *store) deleteUser(id string) (*userRecord, error) {
 				return err
 			}
 		}
-		var approvals []string
-		if err := tx.Scan(bucketApprovals, id+"\x00", func(k string, _ []byte) error {
-			approvals = append(approvals, k)
-			return nil
-		}); err != nil {
+		if err := deleteApprovals(tx, approvalKey(id, ""), func(string) bool { return true }); err != nil {
 			return err
-		}
-		for _, k := range approvals {
-			if err := tx.Delete(bucketApprovals, k); err != nil {
-				return err
-			}
 		}
 		if err := tx.Delete(bucketUserNames, fold(u.UserName)); err != nil {
 			return err
@@ -280,6 +271,26 @@ func (s *store) deleteUser(id string) (*userRecord, error) {
 		return nil, err
 	}
 	return u, nil
+}
+
+// deleteApprovals deletes the approvals whose keys (approvalKey) start with prefix and match: collected first,
+// as a store may not delete under a running scan.
+func deleteApprovals(tx kv.Tx, prefix string, match func(key string) bool) error {
+	var keys []string
+	if err := tx.Scan(bucketApprovals, prefix, func(k string, _ []byte) error {
+		if match(k) {
+			keys = append(keys, k)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(bucketApprovals, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deleteGroup removes a group (its members lose the scope it names) and
