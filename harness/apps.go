@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/steps"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // instanceCount numbers the instances of a run, for their log files.

@@ -12,22 +12,18 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
 
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/steps"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
-// gatewayEnv tells the steps how to reach the gateway: manifests are written into the folder it watches, or
-// given to the target's apply command; access logs are read from the files the target names.
-func gatewayEnv(g *target.Gateway, opts Options) *steps.Gateway {
-	env := &steps.Gateway{Name: g.GatewayName, HarnessHost: g.HarnessHost, Manifests: opts.Features,
-		Apply: applier(g), Remove: remover(g)}
-	for _, inst := range g.Instances {
-		env.Instances = append(env.Instances, steps.GatewayInstance{HTTP: inst.HTTP, HTTPS: inst.HTTPS})
-	}
+// gatewayHooks tell the steps how to reach the gateway beyond HTTP: manifests are written into the folder it
+// watches, or given to the target's apply command; access logs are read from the files the target names.
+func gatewayHooks(g *target.Gateway, opts Options) steps.GatewayHooks {
+	hooks := steps.GatewayHooks{Manifests: opts.Features, Apply: applier(g), Remove: remover(g)}
 	if len(g.AccessLogs) > 0 {
-		env.AccessLog = func() (string, error) { return readAll(g.AccessLogs) }
+		hooks.AccessLog = func() (string, error) { return readAll(g.AccessLogs) }
 	}
-	return env
+	return hooks
 }
 
 // applier writes a manifest into the watched folder, readable by whoever runs the gateway (0644), or runs the

@@ -4,7 +4,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 	"github.com/fortune-tck/fortune-tck/harness/report"
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // missingRequirements lists what the scenario needs and the target does not declare, by the tags of the

@@ -24,8 +24,8 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/htmlreport"
 	"github.com/fortune-tck/fortune-tck/harness/progress"
 	"github.com/fortune-tck/fortune-tck/harness/report"
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/steps"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // Options configure one run.
@@ -187,27 +187,15 @@ func areasUnderTest(t *target.Target, cat *catalog.Catalog) []features.Area {
 	return out
 }
 
+// stepsEnv gives the steps the target as it is, and does for them what is not HTTP: the gateway's manifests and
+// access log, the configuration application's instances, the folder for artifacts.
 func stepsEnv(t *target.Target, opts Options) steps.Env {
-	logDir := filepath.Join(opts.ReportsDir, "logs")
-	env := steps.Env{Artifacts: opts.ReportsDir}
+	env := steps.Env{Target: t, Artifacts: opts.ReportsDir}
 	if g := t.Services.Gateway; g != nil {
-		env.Gateway = gatewayEnv(g, opts)
-	}
-	if f := t.Services.Fortune; f != nil {
-		env.Fortune = &steps.Service{URL: f.URL}
-	}
-	if g := t.Services.Greeting; g != nil {
-		env.Greeting = &steps.Service{URL: g.URL}
-	}
-	if as := t.Services.AuthServer; as != nil {
-		env.AuthServer = authEnv(t, as)
-	}
-	if cs := t.Services.ConfigServer; cs != nil {
-		env.ConfigServer = &steps.ConfigServer{URL: cs.URL, Repo: steps.Repo{
-			URI: cs.Repository.URI, Username: cs.Repository.Username, Password: cs.Repository.Password}}
+		env.Gateway = gatewayHooks(g, opts)
 	}
 	if ca := t.Services.ConfigApp; ca != nil {
-		env.ConfigApp = &steps.ConfigApp{Start: appStarter(ca, t.Services.ConfigServer.URL, logDir), HarnessHost: ca.HarnessHost}
+		env.StartApp = appStarter(ca, t.Services.ConfigServer.URL, filepath.Join(opts.ReportsDir, "logs"))
 	}
 	return env
 }
@@ -505,49 +493,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// authEnv is what the steps need of the authorization server.
-func authEnv(t *target.Target, as *target.AuthServer) *steps.AuthServer {
-	e := as.Endpoints
-	env := &steps.AuthServer{URL: as.URL, Issuer: as.Issuer, Discovery: as.Discovery,
-		Endpoints: steps.Endpoints{Authorization: e.Authorization, Token: e.Token, Userinfo: e.Userinfo, JWKS: e.JWKS,
-			Introspection: e.Introspection, Revocation: e.Revocation, CheckToken: e.CheckToken},
-		RefreshScopes:             as.RefreshScopes,
-		DeclaresRememberedConsent: t.Has(features.CapAuthRememberedConsent),
-	}
-	if p := as.ProvisioningAPI(); p != nil {
-		base := as.URL
-		if base == "" {
-			base = strings.TrimSuffix(as.Issuer, "/oauth/token")
-		}
-		env.Provisioning = &steps.Provisioning{API: p.API, URL: base, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
-	}
-	if fx := as.Fixtures; fx != nil {
-		user := func(u *target.FixtureUser) *steps.User {
-			if u == nil {
-				return nil
-			}
-			return &steps.User{Username: u.Username, Password: u.Password, ID: u.ID, Email: u.Email}
-		}
-		client := func(c *target.FixtureClient) *steps.Client {
-			if c == nil {
-				return nil
-			}
-			return &steps.Client{ID: c.ClientID, Secret: c.ClientSecret, RedirectURI: c.RedirectURI, AuthMethod: c.AuthMethod}
-		}
-		env.Fixtures = &steps.Fixtures{Reader: user(fx.Users.Reader), Outsider: user(fx.Users.Outsider),
-			Web: client(fx.Clients.Web), Resource: client(fx.Clients.Resource), ShortLived: client(fx.Clients.ShortLived)}
-	}
-	for _, r := range as.Pages {
-		control := func(c *target.Control) *steps.Control {
-			if c == nil {
-				return nil
-			}
-			return &steps.Control{ID: c.ID, Name: c.Name, Value: c.Value, Text: c.Text}
-		}
-		env.Pages = append(env.Pages, steps.PageRule{URL: r.URL, Username: control(r.Username),
-			Password: control(r.Password), Approve: control(r.Approve), Deny: control(r.Deny)})
-	}
-	return env
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // TestConformanceOfTheReference is the suite itself under go test: it boots the reference from this checkout
@@ -136,8 +136,8 @@ func TestABadDiscoveryDocumentIsOneErrorOfTheRun(t *testing.T) {
 	}
 	down := "http://" + l.Addr().String()
 	l.Close()
-	fixtures := &target.Fixtures{Users: target.FixtureUsers{Reader: &target.FixtureUser{Username: "u", Password: "p", Email: "u@x"}},
-		Clients: target.FixtureClients{Web: &target.FixtureClient{ClientID: "c", ClientSecret: "s", RedirectURI: "https://c.invalid/cb"}}}
+	fixtures := &target.Fixtures{Users: target.Users{Reader: &target.User{Username: "u", Password: "p", Email: "u@x"}},
+		Clients: target.Clients{Web: &target.Client{ClientID: "c", ClientSecret: "s", RedirectURI: "https://c.invalid/cb"}}}
 	for name, c := range map[string]struct{ issuer, want string }{
 		"another issuer": {srv.URL, `issuer is "https://someone.else", want exactly the issuer of the target`},
 		"unreachable":    {down, "cannot be read"},
@@ -175,10 +175,10 @@ func TestFixturesInsteadOfProvisioning(t *testing.T) {
 	as := *tg.Services.AuthServer
 	as.Provisioning = nil
 	as.Fixtures = &target.Fixtures{
-		Users: target.FixtureUsers{Reader: &target.FixtureUser{Username: "marissa", Password: "wrong", Email: "marissa@test.org"}},
-		Clients: target.FixtureClients{
-			Web:      &target.FixtureClient{ClientID: "greeting", ClientSecret: "greeting-secret", RedirectURI: tg.Services.Greeting.URL + "/"},
-			Resource: &target.FixtureClient{ClientID: "fortune", ClientSecret: "fortune-secret"}},
+		Users: target.Users{Reader: &target.User{Username: "marissa", Password: "wrong", Email: "marissa@test.org"}},
+		Clients: target.Clients{
+			Web:      &target.Client{ClientID: "greeting", ClientSecret: "greeting-secret", RedirectURI: tg.Services.Greeting.URL + "/"},
+			Resource: &target.Client{ClientID: "fortune", ClientSecret: "fortune-secret"}},
 	}
 	tg.Services = target.Services{AuthServer: &as, Fortune: tg.Services.Fortune}
 	var out strings.Builder

@@ -16,8 +16,8 @@ import (
 	"testing/fstest"
 
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/steps"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // Two feature files with one feature name (junit.xml knows a scenario only by its feature's name and its own),

@@ -12,75 +12,32 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
-// AuthServer is the authorization server as the steps see it: how to find its endpoints, the identities the
-// scenarios use (fixtures registered beforehand, or an administration API that makes fresh ones), and
-// descriptions of pages the rules by meaning do not understand.
-type AuthServer struct {
-	// URL is a UAA-shaped server's base URL: its discovery document is used when it has one, else UAA's paths.
-	URL string
-	// Issuer names an OpenID Connect server; its discovery document is at Issuer/.well-known/openid-configuration.
+// endpoints are the authorization server's endpoints as Preflight resolved them, absolute URLs: the target's
+// (target.Endpoints), else its discovery document's, else UAA's paths; issuer is the iss of its tokens.
+type endpoints struct {
+	target.Endpoints
 	Issuer string
-	// Discovery is the discovery document's address when it is not under the issuer.
-	Discovery string
-	// Endpoints given one by one; they win over discovery.
-	Endpoints Endpoints
-	Fixtures  *Fixtures
-	// Provisioning is nil when the target has no administration API.
-	Provisioning *Provisioning
-	Pages        []PageRule
-	// RefreshScopes are asked for besides a scenario's scopes when it needs a refresh token; nil means
-	// offline_access when the discovery document lists it.
-	RefreshScopes []string
-	// DeclaresRememberedConsent is set when the target declares the capability auth.remembered-consent.
-	DeclaresRememberedConsent bool
 }
 
-// Endpoints of the authorization server, absolute URLs; Issuer is the iss of its tokens.
-type Endpoints struct {
-	Issuer, Authorization, Token, Userinfo, JWKS, Introspection, Revocation, CheckToken string
+// adminAPI is the administration API the target declares (services.authServer.provisioning, or admin) at the
+// base URL its paths are under.
+type adminAPI struct {
+	*target.Provisioning
+	URL string
 }
 
-// Fixtures are users and clients registered before the run.
-type Fixtures struct {
-	Reader, Outsider          *User
-	Web, Resource, ShortLived *Client
-}
-
-// User is an end user.
-type User struct {
-	Username, Password, ID, Email string
-}
-
-// Client is a registered client. AuthMethod (client_secret_basic or client_secret_post) is how it
-// authenticates where a scenario does not say; empty leaves it to the discovery document.
-type Client struct {
-	ID, Secret, RedirectURI, AuthMethod string
-}
-
-// The client authentication methods the steps use (OpenID Connect Core 9).
-const (
-	clientSecretBasic = "client_secret_basic"
-	clientSecretPost  = "client_secret_post"
-)
-
-// Provisioning is an administration API and the admin client that uses it.
-type Provisioning struct {
-	API                    string // "uaa"
-	URL                    string // the API's base URL
-	ClientID, ClientSecret string
-}
-
-// PageRule describes controls of the pages whose address matches URL (a regular expression).
-type PageRule struct {
-	URL                               string
-	Username, Password, Approve, Deny *Control
-}
-
-// Control picks an element by its attributes; every one given must match.
-type Control struct {
-	ID, Name, Value, Text string
+// adminAPIOf is the target's administration API; nil without one. It lives under the server's url, or, for a
+// UAA-shaped server named by its issuer (UAA's is its token endpoint, spec 9.2), under the issuer's base.
+func adminAPIOf(as *target.AuthServer) *adminAPI {
+	p := as.ProvisioningAPI()
+	if p == nil {
+		return nil
+	}
+	return &adminAPI{Provisioning: p, URL: cmp.Or(as.URL, strings.TrimSuffix(as.Issuer, "/oauth/token"))}
 }
 
 // wellKnown is where OpenID Connect Discovery puts the document, under the issuer.
@@ -114,7 +71,7 @@ func discoveryURL(issuer string) string { return strings.TrimRight(issuer, "/") 
 //
 // The discovery document is returned too (nil for a UAA-shaped server without one): its scopes, grants and
 // client authentication methods tell the steps how to ask.
-func resolveEndpoints(ctx context.Context, client *resty.Client, as *AuthServer) (Endpoints, *discoveryDocument, error) {
+func resolveEndpoints(ctx context.Context, client *resty.Client, as *target.AuthServer) (endpoints, *discoveryDocument, error) {
 	docURL, field, optional := as.Discovery, "services.authServer.discovery", false
 	switch {
 	case docURL != "":
@@ -124,16 +81,16 @@ func resolveEndpoints(ctx context.Context, client *resty.Client, as *AuthServer)
 		docURL, field, optional = discoveryURL(as.URL), "services.authServer.url", true
 	}
 	doc, err := fetchDiscovery(ctx, client, docURL, as.Issuer)
-	var found Endpoints
+	var found endpoints
 	switch {
 	case err == errNoDocument && optional:
 		found, doc = uaaEndpoints(as.URL), nil
 	case err != nil:
-		return Endpoints{}, nil, fmt.Errorf("%s: the discovery document at %s: %w", field, docURL, err)
+		return endpoints{}, nil, fmt.Errorf("%s: the discovery document at %s: %w", field, docURL, err)
 	default:
-		found = Endpoints{Issuer: doc.Issuer, Authorization: doc.AuthorizationEndpoint, Token: doc.TokenEndpoint,
-			Userinfo: doc.UserinfoEndpoint, JWKS: doc.JWKSURI, Introspection: doc.IntrospectionEndpoint,
-			Revocation: doc.RevocationEndpoint}
+		found = endpoints{Issuer: doc.Issuer, Endpoints: target.Endpoints{Authorization: doc.AuthorizationEndpoint,
+			Token: doc.TokenEndpoint, Userinfo: doc.UserinfoEndpoint, JWKS: doc.JWKSURI,
+			Introspection: doc.IntrospectionEndpoint, Revocation: doc.RevocationEndpoint}}
 	}
 	if found.CheckToken == "" {
 		base := strings.TrimRight(cmp.Or(as.URL, found.Issuer), "/")
@@ -143,19 +100,19 @@ func resolveEndpoints(ctx context.Context, client *resty.Client, as *AuthServer)
 }
 
 // uaaEndpoints are UAA's paths under its base URL; its issuer is the token endpoint's address (spec 9.2).
-func uaaEndpoints(base string) Endpoints {
-	return Endpoints{Issuer: base + "/oauth/token", Authorization: base + "/oauth/authorize", Token: base + "/oauth/token",
-		Userinfo: base + "/userinfo", JWKS: base + "/token_keys", Introspection: base + "/introspect",
-		CheckToken: base + "/check_token"}
+func uaaEndpoints(base string) endpoints {
+	return endpoints{Issuer: base + "/oauth/token", Endpoints: target.Endpoints{Authorization: base + "/oauth/authorize",
+		Token: base + "/oauth/token", Userinfo: base + "/userinfo", JWKS: base + "/token_keys",
+		Introspection: base + "/introspect", CheckToken: base + "/check_token"}}
 }
 
-// overlay returns base with every non-empty endpoint of given in its place.
-func overlay(base, given Endpoints) Endpoints {
+// overlay returns base with every non-empty endpoint the target gives in its place; the issuer is never given.
+func overlay(base endpoints, given target.Endpoints) endpoints {
 	pick := func(b, g string) string { return cmp.Or(g, b) }
-	return Endpoints{Issuer: pick(base.Issuer, given.Issuer), Authorization: pick(base.Authorization, given.Authorization),
+	return endpoints{Issuer: base.Issuer, Endpoints: target.Endpoints{Authorization: pick(base.Authorization, given.Authorization),
 		Token: pick(base.Token, given.Token), Userinfo: pick(base.Userinfo, given.Userinfo), JWKS: pick(base.JWKS, given.JWKS),
 		Introspection: pick(base.Introspection, given.Introspection), Revocation: pick(base.Revocation, given.Revocation),
-		CheckToken: pick(base.CheckToken, given.CheckToken)}
+		CheckToken: pick(base.CheckToken, given.CheckToken)}}
 }
 
 var errNoDocument = fmt.Errorf("no discovery document (404)")
@@ -250,7 +207,7 @@ func (d *discoveryDocument) authMethodsAt(kind endpointKind) []string {
 // else offline_access where the discovery document lists it (OpenID Connect Core 11: servers issue refresh
 // tokens for it, and many for nothing else).
 func (s *Suite) refreshScopes() []string {
-	if as := s.env.AuthServer; as != nil && as.RefreshScopes != nil {
+	if as := s.services().AuthServer; as != nil && as.RefreshScopes != nil {
 		return as.RefreshScopes
 	}
 	if s.discovery != nil && slices.Contains(s.discovery.ScopesSupported, "offline_access") {

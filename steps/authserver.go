@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The helpers the auth areas (identities, provisioning, flow, check_token) share: the authorization server's
 // endpoints and its token endpoint.
 
-func (s *scenario) authServer() (*AuthServer, error) {
-	as := s.suite.env.AuthServer
+func (s *scenario) authServer() (*target.AuthServer, error) {
+	as := s.suite.services().AuthServer
 	if as == nil {
 		return nil, Blockedf("the target declares no authServer")
 	}
@@ -22,7 +24,7 @@ func (s *scenario) authServer() (*AuthServer, error) {
 
 // endpoint returns one endpoint, as Preflight resolved it, or an error that blocks the scenario when the target
 // has none.
-func (s *scenario) endpoint(name string, pick func(Endpoints) string) (string, error) {
+func (s *scenario) endpoint(name string, pick func(endpoints) string) (string, error) {
 	if _, err := s.authServer(); err != nil {
 		return "", err
 	}
@@ -34,7 +36,7 @@ func (s *scenario) endpoint(name string, pick func(Endpoints) string) (string, e
 
 // postToken posts a form to the token endpoint; client, when given, authenticates with HTTP Basic.
 func (s *scenario) postToken(form url.Values, client *credentials) error {
-	u, err := s.endpoint("token", func(e Endpoints) string { return e.Token })
+	u, err := s.endpoint("token", func(e endpoints) string { return e.Token })
 	if err != nil {
 		return err
 	}

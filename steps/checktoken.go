@@ -71,9 +71,9 @@ func (ct *checkTokenSteps) checkToken(c tokenCheck) error {
 	}
 	var auth *credentials
 	if client != "" {
-		auth = &credentials{client, cmp.Or(c.secret, ct.ids.secrets[client])}
+		auth = &credentials{client, cmp.Or(c.secret, ct.ids.clients[client].ClientSecret)}
 	}
-	u, err := ct.endpoint("check_token", func(e Endpoints) string { return e.CheckToken })
+	u, err := ct.endpoint("check_token", func(e endpoints) string { return e.CheckToken })
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (ct *checkTokenSteps) checkToken(c tokenCheck) error {
 // revokeAccessToken revokes the access token at the revocation endpoint (RFC 7009), as the client it was
 // issued to; the endpoint answers 200 whether or not it knew the token.
 func (ct *checkTokenSteps) revokeAccessToken() error {
-	u, err := ct.endpoint("revocation", func(e Endpoints) string { return e.Revocation })
+	u, err := ct.endpoint("revocation", func(e endpoints) string { return e.Revocation })
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (ct *checkTokenSteps) introspect(client string) error {
 	if err != nil {
 		return err
 	}
-	u, err := ct.endpoint("introspection", func(e Endpoints) string { return e.Introspection })
+	u, err := ct.endpoint("introspection", func(e endpoints) string { return e.Introspection })
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/cucumber/godog"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The Chromium steps walk the greeting flow in a real headless browser, typing and clicking as a person
@@ -130,8 +132,8 @@ func (cr *chromiumSteps) chromiumPage() (*page, error) {
 		return nil, err
 	}
 	b := &browser{page: &exchange{body: []byte(doc)}, pageURL: u}
-	var rules []PageRule
-	if as := cr.suite.env.AuthServer; as != nil {
+	var rules []target.PageRule
+	if as := cr.suite.services().AuthServer; as != nil {
 		rules = as.Pages
 	}
 	return b.parse(rules)

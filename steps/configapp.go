@@ -30,7 +30,7 @@ type configAppSteps struct {
 
 func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
 	sc.After(ap.stopInstances)
-	if ap.suite.env.ConfigApp != nil {
+	if ap.suite.services().ConfigApp != nil {
 		ap.lazy["quotes"] = func() (string, error) {
 			q, err := ap.suite.quoteSource()
 			if err != nil {
@@ -82,12 +82,13 @@ func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the environment has the properties:$`, ap.environmentHas)
 }
 
-func (ap *configAppSteps) configApp() (*ConfigApp, error) {
-	ca := ap.suite.env.ConfigApp
-	if ca == nil {
+// startApp is how the harness starts an instance of the target's configuration application.
+func (ap *configAppSteps) startApp() (func(ctx context.Context, name, profiles string) (Instance, error), error) {
+	start := ap.suite.env.StartApp
+	if ap.suite.services().ConfigApp == nil || start == nil {
 		return nil, fmt.Errorf("the target declares no configApp")
 	}
-	return ca, nil
+	return start, nil
 }
 
 // startOptions say which instances a scenario starts and how its requests sign in to them.
@@ -102,7 +103,7 @@ type startOptions struct {
 // startInstances starts instances of an application, stopped when the scenario ends, and keeps the credentials
 // requests to them carry: with default security the password of each, read from its log.
 func (ap *configAppSteps) startInstances(ctx context.Context, app string, o startOptions) error {
-	ca, err := ap.configApp()
+	start, err := ap.startApp()
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (ap *configAppSteps) startInstances(ctx context.Context, app string, o star
 		return err
 	}
 	for i := 0; i < o.n; i++ {
-		inst, err := ca.Start(ctx, app, o.profiles)
+		inst, err := start(ctx, app, o.profiles)
 		if err != nil {
 			return fmt.Errorf("starting an instance of %s: %w", app, err)
 		}

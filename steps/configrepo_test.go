@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // gitRun runs git in dir with a fixed identity and no user or system configuration.
@@ -59,7 +61,7 @@ func configRepo(t *testing.T, branches map[string][]string) string {
 }
 
 func preflightOf(uri string) error {
-	return New(Env{ConfigServer: &ConfigServer{URL: "http://127.0.0.1:1", Repo: Repo{URI: uri}}}).PreflightConfigRepo()
+	return New(configServerEnv(uri)).PreflightConfigRepo()
 }
 
 func TestPreflightConfigRepoNamesTheSharedFilesOnMaster(t *testing.T) {
@@ -122,7 +124,7 @@ func TestAnEmptyRepositoryIsASetUpErrorThatSaysWhatToDo(t *testing.T) {
 	if out, err := exec.Command("git", "init", "--bare", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	err := listable(Repo{URI: dir})
+	err := listable(target.Repository{URI: dir})
 	if err == nil || !strings.Contains(err.Error(), "no commit yet") || strings.Contains(err.Error(), "password") {
 		t.Errorf("err = %v, want one that says the repository has no commit and what to do", err)
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"gopkg.in/yaml.v3"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // configServerSteps write the scenario's files into the configuration repository and read them back through
@@ -58,7 +60,7 @@ func (srv *configServerSteps) register(sc *godog.ScenarioContext) {
 // error of the run that names the files, not a list of failed scenarios. Without a configuration server, or
 // with a repository that has no master yet, there is nothing to check.
 func (s *Suite) PreflightConfigRepo() error {
-	cs := s.env.ConfigServer
+	cs := s.services().ConfigServer
 	if cs == nil {
 		return nil
 	}
@@ -71,7 +73,7 @@ func (s *Suite) PreflightConfigRepo() error {
 	}
 	names, ok, err := ws.rootFiles("master")
 	if err != nil {
-		return fmt.Errorf("listing master of the configuration repository %s: %w", cs.Repo.URI, err)
+		return fmt.Errorf("listing master of the configuration repository %s: %w", cs.Repository.URI, err)
 	}
 	if !ok {
 		return nil
@@ -93,7 +95,7 @@ func (s *Suite) PreflightConfigRepo() error {
 	return fmt.Errorf("the configuration repository's master (%s) already holds %s, which the scenarios assume "+
 		"absent: shared files apply to every application, so every scenario would see %s in its answers.\n"+
 		"Point services.configServer.repository at a repository dedicated to the suite, or remove %s from master "+
-		"(git rm %s, then commit and push)", cs.Repo.URI, which, them, them, strings.Join(shared, " "))
+		"(git rm %s, then commit and push)", cs.Repository.URI, which, them, them, strings.Join(shared, " "))
 }
 
 // sharedConfigExtensions are the file types a configuration server reads (Spring Cloud Config reads all four).
@@ -110,8 +112,8 @@ func isSharedConfigFile(name string) bool {
 	return false
 }
 
-func (srv *configServerSteps) configServer() (*ConfigServer, error) {
-	cs := srv.suite.env.ConfigServer
+func (srv *configServerSteps) configServer() (*target.ConfigServer, error) {
+	cs := srv.suite.services().ConfigServer
 	if cs == nil {
 		return nil, fmt.Errorf("the target declares no configServer")
 	}
@@ -168,7 +170,7 @@ const removalTimeout = time.Minute
 func (srv *configServerSteps) undoCommit(ws *workspace, branch string, res commitResult) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
-	uri := srv.suite.env.ConfigServer.Repo.URI
+	uri := srv.suite.services().ConfigServer.Repository.URI
 	if srv.branches[branch] {
 		return
 	}
@@ -242,7 +244,7 @@ func (srv *configServerSteps) tagHead(branch, tag string) error {
 	if err := ws.tag(tag, branch); err != nil {
 		return err
 	}
-	srv.created(fmt.Sprintf("the tag %s of %s", tag, srv.suite.env.ConfigServer.Repo.URI), func(ctx context.Context) error {
+	srv.created(fmt.Sprintf("the tag %s of %s", tag, srv.suite.services().ConfigServer.Repository.URI), func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, removalTimeout)
 		defer cancel()
 		return ws.deleteRef(ctx, plumbing.NewTagReferenceName(tag))

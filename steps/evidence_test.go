@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 func TestEvidenceMasksSecretsAndCutsBodies(t *testing.T) {
@@ -164,7 +166,7 @@ func TestAttachmentsOfAScenario(t *testing.T) {
 	var out bytes.Buffer
 	suite := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
-			s := New(Env{Fortune: &Service{URL: srv.URL}})
+			s := New(envOf(target.Services{Fortune: &target.Service{URL: srv.URL}}))
 			s.InitializeScenario(sc)
 			cr := &chromiumSteps{scenario: newScenario(s)}
 			cr.register(sc)

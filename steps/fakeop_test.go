@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // fakeOP is a small OpenID provider whose behaviour a test chooses, to show that the steps judge each
@@ -83,9 +85,9 @@ func (op *fakeOP) issuer() string {
 }
 
 func (op *fakeOP) discovery(w http.ResponseWriter, _ *http.Request) {
-	methods := []string{clientSecretBasic, clientSecretPost}
+	methods := []string{target.ClientSecretBasic, target.ClientSecretPost}
 	if op.postOnly {
-		methods = []string{clientSecretPost}
+		methods = []string{target.ClientSecretPost}
 	}
 	scopes := []string{"openid", "fortunes.read"}
 	if op.refresh == "offline" {
@@ -259,13 +261,15 @@ func (op *fakeOP) revoke(w http.ResponseWriter, r *http.Request) {
 // env is a target of the fake provider with fixtures; the check_token surface is missing, as Preflight
 // would find it.
 func (op *fakeOP) env() Env {
-	return Env{AuthServer: &AuthServer{Issuer: op.issuer(), Fixtures: &Fixtures{
-		Reader: &User{Username: fakeUser, Password: fakePassword, Email: "alice@example.org"},
-		Web:    &Client{ID: fakeClient, Secret: fakeSecret, RedirectURI: fakeRedirect},
-		// One client is also the resource client, as a server needs that answers introspection only to
-		// the token's audience.
-		Resource: &Client{ID: fakeClient, Secret: fakeSecret},
-	}}}
+	return envOf(target.Services{AuthServer: &target.AuthServer{Issuer: op.issuer(), Fixtures: &target.Fixtures{
+		Users: target.Users{Reader: &target.User{Username: fakeUser, Password: fakePassword, Email: "alice@example.org"}},
+		Clients: target.Clients{
+			Web: &target.Client{ClientID: fakeClient, ClientSecret: fakeSecret, RedirectURI: fakeRedirect},
+			// One client is also the resource client, as a server needs that answers introspection only to
+			// the token's audience.
+			Resource: &target.Client{ClientID: fakeClient, ClientSecret: fakeSecret},
+		},
+	}}})
 }
 
 // suite runs Preflight on the fake provider.

@@ -107,7 +107,7 @@ func (fl *flowSteps) register(sc *godog.ScenarioContext) {
 
 // browserOf is the flow's browser, a new one (without cookies) when the scenario has none.
 func (fl *flowSteps) browserOf() (*browser, error) {
-	if _, err := fl.endpoint("authorization", func(e Endpoints) string { return e.Authorization }); err != nil {
+	if _, err := fl.endpoint("authorization", func(e endpoints) string { return e.Authorization }); err != nil {
 		return nil, err
 	}
 	if fl.browser == nil {
@@ -124,7 +124,7 @@ func (fl *flowSteps) askForCode(client, scope, redirect string) error {
 		return err
 	}
 	if redirect == "" {
-		redirect = fl.ids.redirects[client]
+		redirect = fl.ids.clients[client].RedirectURI
 	}
 	b, err := fl.browserOf()
 	if err != nil {
@@ -160,7 +160,7 @@ func (fl *flowSteps) page() (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.parse(fl.suite.env.AuthServer.Pages)
+	return b.parse(fl.suite.services().AuthServer.Pages)
 }
 
 func (fl *flowSteps) showsSignIn() error {
@@ -442,7 +442,7 @@ func (fl *flowSteps) refreshHint() string {
 
 // exchangeCode posts the code to the token endpoint, the client authenticating as the exchange says.
 func (fl *flowSteps) exchangeCode(x codeExchange) error {
-	secret := cmp.Or(x.secret, fl.ids.secrets[fl.client])
+	secret := cmp.Or(x.secret, fl.ids.clients[fl.client].ClientSecret)
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {fl.code},
 		"redirect_uri": {fl.redirect}, "code_verifier": {cmp.Or(x.verifier, fl.verifier)}}
 	var client *credentials
@@ -586,7 +586,7 @@ func (fl *flowSteps) refresh(token string) error {
 }
 
 func (fl *flowSteps) userInfo() error {
-	u, err := fl.endpoint("userinfo", func(e Endpoints) string { return e.Userinfo })
+	u, err := fl.endpoint("userinfo", func(e endpoints) string { return e.Userinfo })
 	if err != nil {
 		return err
 	}

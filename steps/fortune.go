@@ -63,7 +63,7 @@ func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 }
 
 func (fs *fortuneSteps) callFortune(path, token string) error {
-	f := fs.suite.env.Fortune
+	f := fs.suite.services().Fortune
 	if f == nil {
 		return fmt.Errorf("the target declares no fortune service")
 	}

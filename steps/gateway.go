@@ -18,29 +18,24 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/go-resty/resty/v2"
 	"gopkg.in/yaml.v3"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
-// Gateway is the gateway under test: its instances, how manifests reach it, and its access log.
-type Gateway struct {
-	Instances []GatewayInstance
-	// Name is the Gateway resource that scenario routes attach to.
-	Name string
+// GatewayHooks are what the harness does for the gateway steps beyond HTTP, the way the target says (a folder
+// the gateway watches, commands, files): the gateway itself (its instances, its Gateway resource, the address
+// at which it reaches the steps' upstream) is the target's services.gateway.
+type GatewayHooks struct {
 	// Apply hands a manifest (one or more YAML documents) to the gateway, under a name of the scenario's.
 	Apply func(ctx context.Context, name string, manifest []byte) error
 	// Remove takes back a manifest Apply handed over (the same name and content); nil when the target has no
 	// way to: the manifest is then named in the report as left behind.
 	Remove func(ctx context.Context, name string, manifest []byte) error
-	// AccessLog returns the access log of every instance so far, one JSON object a line.
+	// AccessLog returns the access log of every instance so far, one JSON object a line; nil when the target
+	// names no access log files.
 	AccessLog func() (string, error)
-	// HarnessHost is the address at which the gateway reaches the upstream the steps run.
-	HarnessHost string
 	// Manifests holds the templates of features/testdata/gateway.
 	Manifests fs.FS
-}
-
-// GatewayInstance is one proxy of the gateway: its HTTP and HTTPS listeners.
-type GatewayInstance struct {
-	HTTP, HTTPS string
 }
 
 // gatewaySteps are a scenario's routes (name to host) and the answers its requests got, in order. Each answer
@@ -128,8 +123,8 @@ func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the access log line of request (\d+) has:$`, gw.accessLogHas)
 }
 
-func (gw *gatewaySteps) gateway() (*Gateway, error) {
-	g := gw.suite.env.Gateway
+func (gw *gatewaySteps) gateway() (*target.Gateway, error) {
+	g := gw.suite.services().Gateway
 	if g == nil || len(g.Instances) == 0 {
 		return nil, fmt.Errorf("the target declares no gateway")
 	}
@@ -143,11 +138,10 @@ func (gw *gatewaySteps) upstreamRuns() error {
 
 // expandTemplate reads a template of features/testdata/gateway and fills in the scenario's names.
 func (gw *gatewaySteps) expandTemplate(template string, names map[string]string) (string, error) {
-	g, err := gw.gateway()
-	if err != nil {
+	if _, err := gw.gateway(); err != nil {
 		return "", err
 	}
-	data, err := fs.ReadFile(g.Manifests, "testdata/gateway/"+template)
+	data, err := fs.ReadFile(gw.suite.env.Gateway.Manifests, "testdata/gateway/"+template)
 	if err != nil {
 		return "", fmt.Errorf("no manifest template %s: %w", template, err)
 	}
@@ -173,16 +167,16 @@ func (gw *gatewaySteps) routeToUpstream(ctx context.Context, route, host string)
 	if err != nil {
 		return err
 	}
-	gw.vars["gateway"], gw.vars["upstream_host"], gw.vars["upstream_port"] = g.Name, up.host, strconv.Itoa(up.port)
+	gw.vars["gateway"], gw.vars["upstream_host"], gw.vars["upstream_port"] = g.GatewayName, up.host, strconv.Itoa(up.port)
 	manifest, err := gw.expandTemplate("route.yaml", map[string]string{"route": route, "host": host})
 	if err != nil {
 		return err
 	}
-	if err := gw.apply(ctx, g, route+"-route", []byte(manifest)); err != nil {
+	if err := gw.apply(ctx, route+"-route", []byte(manifest)); err != nil {
 		return err
 	}
 	gw.routes[route] = host
-	return gw.onEveryInstance(g, "the gateway to route "+host, func(inst GatewayInstance) (bool, error) {
+	return gw.onEveryInstance(g, "the gateway to route "+host, func(inst target.GatewayInstance) (bool, error) {
 		ex, err := gw.routeRequest(inst.HTTP, "GET", route, map[string]string{"x-tck-probe": randomID()})
 		return err == nil && ex.status != http.StatusNotFound, nil
 	})
@@ -190,7 +184,7 @@ func (gw *gatewaySteps) routeToUpstream(ctx context.Context, route, host string)
 
 // onEveryInstance waits, 15 seconds at most, until done holds on every gateway instance: each instance loads a
 // manifest on its own, and a scenario may send its requests to any of them.
-func (gw *gatewaySteps) onEveryInstance(g *Gateway, what string, done func(GatewayInstance) (bool, error)) error {
+func (gw *gatewaySteps) onEveryInstance(g *target.Gateway, what string, done func(target.GatewayInstance) (bool, error)) error {
 	for i, inst := range g.Instances {
 		err := gw.until(15*time.Second, fmt.Sprintf("%s on instance %d (%s)", what, i+1, inst.HTTP), func() (bool, error) {
 			return done(inst)
@@ -284,21 +278,21 @@ func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string)
 	if !slices.Contains(targets, route) {
 		return fmt.Errorf("the policy %s targets %v, not the route %s the step names", template, targets, route)
 	}
-	for _, target := range targets {
-		if _, ok := gw.routes[target]; !ok {
-			return fmt.Errorf("the policy %s targets %s, a route this scenario did not apply", template, target)
+	for _, r := range targets {
+		if _, ok := gw.routes[r]; !ok {
+			return fmt.Errorf("the policy %s targets %s, a route this scenario did not apply", template, r)
 		}
 	}
 	g, err := gw.gateway()
 	if err != nil {
 		return err
 	}
-	if err := gw.apply(ctx, g, gw.vars["route"]+"-"+strings.TrimSuffix(template, ".yaml"), []byte(manifest)); err != nil {
+	if err := gw.apply(ctx, gw.vars["route"]+"-"+strings.TrimSuffix(template, ".yaml"), []byte(manifest)); err != nil {
 		return err
 	}
-	takesEffect := func(target string) error {
-		return gw.onEveryInstance(g, "the policy "+template+" to take effect on "+target, func(inst GatewayInstance) (bool, error) {
-			ex, err := gw.routeRequest(inst.HTTP, "GET", target, p.probeHeaders())
+	takesEffect := func(r string) error {
+		return gw.onEveryInstance(g, "the policy "+template+" to take effect on "+r, func(inst target.GatewayInstance) (bool, error) {
+			ex, err := gw.routeRequest(inst.HTTP, "GET", r, p.probeHeaders())
 			return err == nil && ex.header.Get("x-ratelimit-limit") != "", nil
 		})
 	}
@@ -308,9 +302,9 @@ func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string)
 	if err := takesEffect(route); err != nil {
 		return err
 	}
-	for _, target := range targets {
-		if target != route {
-			_ = takesEffect(target)
+	for _, r := range targets {
+		if r != route {
+			_ = takesEffect(r)
 		}
 	}
 	if win := p.window(); win >= time.Minute {
@@ -323,8 +317,7 @@ func (gw *gatewaySteps) applyPolicy(ctx context.Context, template, route string)
 // validation does (its failure is the refusal), or when it reads it. Nothing is awaited here: a later policy
 // that takes effect shows that the gateway has read this one.
 func (gw *gatewaySteps) offerPolicy(ctx context.Context, template string) error {
-	g, err := gw.gateway()
-	if err != nil {
+	if _, err := gw.gateway(); err != nil {
 		return err
 	}
 	manifest, err := gw.expandTemplate(template, nil)
@@ -332,7 +325,7 @@ func (gw *gatewaySteps) offerPolicy(ctx context.Context, template string) error 
 		return err
 	}
 	name := gw.vars["route"] + "-" + strings.TrimSuffix(template, ".yaml")
-	if err := gw.apply(ctx, g, name, []byte(manifest)); err != nil {
+	if err := gw.apply(ctx, name, []byte(manifest)); err != nil {
 		return nil // refused when applied; had the apply failed for another reason, so would the next policy's
 	}
 	return nil
@@ -340,13 +333,14 @@ func (gw *gatewaySteps) offerPolicy(ctx context.Context, template string) error 
 
 // apply hands a manifest to the gateway and registers it to be taken back when the scenario ends (the invalid
 // ones too: a gateway that refuses its whole folder for one bad file must not be held back after the run).
-func (gw *gatewaySteps) apply(ctx context.Context, g *Gateway, name string, manifest []byte) error {
-	if err := g.Apply(ctx, name, manifest); err != nil {
+func (gw *gatewaySteps) apply(ctx context.Context, name string, manifest []byte) error {
+	hooks := gw.suite.env.Gateway
+	if err := hooks.Apply(ctx, name, manifest); err != nil {
 		return err
 	}
 	var remove func(context.Context) error
-	if g.Remove != nil {
-		remove = func(ctx context.Context) error { return g.Remove(ctx, name, manifest) }
+	if hooks.Remove != nil {
+		remove = func(ctx context.Context) error { return hooks.Remove(ctx, name, manifest) }
 	}
 	gw.created("the gateway manifest "+name, remove)
 	return nil
@@ -674,8 +668,8 @@ func (gw *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
 	if err != nil {
 		return err
 	}
-	g, _ := gw.gateway()
-	if g.AccessLog == nil {
+	accessLog := gw.suite.env.Gateway.AccessLog
+	if accessLog == nil {
 		return fmt.Errorf("the target declares no access log for the gateway")
 	}
 	id := a.requestID
@@ -683,7 +677,7 @@ func (gw *gatewaySteps) accessLogHas(i int, table *godog.Table) error {
 	var line map[string]any
 	what := "the access log line of " + id + " (a gateway that buffers its log must write it within that time: Envoy's --file-flush-interval-msec)"
 	err = gw.until(accessLogWait, what, func() (bool, error) {
-		log, err := g.AccessLog()
+		log, err := accessLog()
 		if err != nil {
 			return false, err
 		}

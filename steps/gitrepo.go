@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // workspace is an in-memory clone of the target's configuration repository, through which scenarios commit and
@@ -33,7 +35,7 @@ type workspace struct {
 // own git-upload-pack and git-receive-pack, which go-git's default file transport runs: the steps leave
 // go-git's process-wide table of transports as it is (a configuration server in the same process may have
 // put its own there), and talk to a local repository as a person's git would.
-func openWorkspace(r Repo) (*workspace, error) {
+func openWorkspace(r target.Repository) (*workspace, error) {
 	w := &workspace{fs: memfs.New(), auth: authOf(r)}
 	repo, err := git.Init(memory.NewStorage(), w.fs)
 	if err != nil {
@@ -50,7 +52,7 @@ func openWorkspace(r Repo) (*workspace, error) {
 }
 
 // authOf gives http(s) repositories basic authentication; nil lets ssh use its agent.
-func authOf(r Repo) transport.AuthMethod {
+func authOf(r target.Repository) transport.AuthMethod {
 	if r.Username == "" && r.Password == "" {
 		return nil
 	}

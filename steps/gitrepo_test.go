@@ -42,8 +42,7 @@ func doc(content string) *godog.DocString { return &messages.PickleDocString{Con
 func TestAScenarioTakesBackWhatItPushed(t *testing.T) {
 	repo := configRepo(t, map[string][]string{"master": {"kept.yml"}})
 	refs, tree := refNames(t, repo), masterTree(t, repo)
-	env := Env{ConfigServer: &ConfigServer{URL: "http://127.0.0.1:1", Repo: Repo{URI: repo}}}
-	s := New(env)
+	s := New(configServerEnv(repo))
 	srv := &configServerSteps{scenario: newScenario(s)}
 	for _, err := range []error{
 		srv.repositoryHolds("master", "{app}.yml", doc("greeting: one")),
@@ -61,7 +60,7 @@ func TestAScenarioTakesBackWhatItPushed(t *testing.T) {
 		}
 	}
 	// Another run, with a clone of its own, writes on master after the scenario.
-	other := &configServerSteps{scenario: newScenario(New(env))}
+	other := &configServerSteps{scenario: newScenario(New(configServerEnv(repo)))}
 	if err := other.repositoryHolds("master", "{app}.yml", doc("greeting: other")); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +97,7 @@ func TestAScenarioTakesBackWhatItPushed(t *testing.T) {
 func TestABranchTheRepositoryKeepsIsNamedAsLeftBehind(t *testing.T) {
 	repo := configRepo(t, map[string][]string{"master": nil})
 	gitRun(t, repo, "config", "receive.denyDeletes", "true")
-	s := New(Env{ConfigServer: &ConfigServer{URL: "http://127.0.0.1:1", Repo: Repo{URI: repo}}})
+	s := New(configServerEnv(repo))
 	srv := &configServerSteps{scenario: newScenario(s)}
 	if err := srv.repositoryHolds("{branch}", "{app}.yml", doc("greeting: branch")); err != nil {
 		t.Fatal(err)
@@ -121,7 +120,7 @@ func TestAMasterLeftWithoutFilesTakesTheNextScenariosFiles(t *testing.T) {
 	gitRun(t, root, "clone", "-q", repo, work)
 	gitRun(t, work, "commit", "-q", "--allow-empty", "-m", "start")
 	gitRun(t, work, "push", "-q", "origin", "HEAD:master")
-	s := New(Env{ConfigServer: &ConfigServer{URL: "http://127.0.0.1:1", Repo: Repo{URI: repo}}})
+	s := New(configServerEnv(repo))
 	for range 2 {
 		srv := &configServerSteps{scenario: newScenario(s)}
 		for _, err := range []error{

@@ -36,7 +36,7 @@ func (gs *greetingSteps) register(sc *godog.ScenarioContext) {
 // fortuneRefusesTokenOf is the precondition of a scenario about a refused fortune call: a token the user gets
 // for the scope, through the flow the greeting client would walk, is refused by the fortune service.
 func (gs *greetingSteps) fortuneRefusesTokenOf(user, client, scope string) error {
-	f := gs.suite.env.Fortune
+	f := gs.suite.services().Fortune
 	if f == nil {
 		return Blockedf("the target declares no fortune service")
 	}
@@ -98,7 +98,7 @@ func (gs *greetingSteps) greetingShowsNoFortune() error {
 
 // greeting is the greeting client's base URL.
 func (s *scenario) greeting() (string, error) {
-	g := s.suite.env.Greeting
+	g := s.suite.services().Greeting
 	if g == nil {
 		return "", fmt.Errorf("the target declares no greeting client")
 	}

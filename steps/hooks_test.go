@@ -16,7 +16,7 @@ func TestAfterHooksReturnOnlyTheirOwnErrors(t *testing.T) {
 	scenarioErr := errors.New("request 4: status 200, want 429")
 	removed := map[string]bool{}
 	failing := errors.New("permission denied")
-	s := New(Env{Gateway: &Gateway{
+	s := New(Env{Gateway: GatewayHooks{
 		Apply: func(context.Context, string, []byte) error { return nil },
 		Remove: func(_ context.Context, name string, _ []byte) error {
 			removed[name] = true
@@ -28,7 +28,7 @@ func TestAfterHooksReturnOnlyTheirOwnErrors(t *testing.T) {
 
 	gw := &gatewaySteps{scenario: newScenario(s)}
 	for _, name := range []string{"r-ok", "r1-bad", "r2-bad"} {
-		if err := gw.apply(context.Background(), s.env.Gateway, name, nil); err != nil {
+		if err := gw.apply(context.Background(), name, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,9 +49,9 @@ func TestAfterHooksReturnOnlyTheirOwnErrors(t *testing.T) {
 		t.Errorf("Cleanup = %v, removed %v: want what the other scenario left removed at the end of the run", err, removed)
 	}
 
-	noWay := New(Env{Gateway: &Gateway{Apply: func(context.Context, string, []byte) error { return nil }}})
+	noWay := New(Env{Gateway: GatewayHooks{Apply: func(context.Context, string, []byte) error { return nil }}})
 	gw = &gatewaySteps{scenario: newScenario(noWay)}
-	_ = gw.apply(context.Background(), noWay.env.Gateway, "r-kept", nil)
+	_ = gw.apply(context.Background(), "r-kept", nil)
 	if err := gw.removeCreated(context.Background()); err != nil || len(noWay.LeftBehind()) != 1 ||
 		!strings.Contains(noWay.LeftBehind()[0], "r-kept") {
 		t.Errorf("a target with no way to remove: err %v, left behind %v; want the manifest named", err, noWay.LeftBehind())
@@ -75,7 +75,7 @@ func TestAFailedScenarioReportsItsStepErrorOnce(t *testing.T) {
 		blocked bool
 	}{{"Given", true}, {"Then", false}} {
 		t.Run(c.keyword, func(t *testing.T) {
-			s := New(Env{Gateway: &Gateway{Remove: func(context.Context, string, []byte) error { return nil }}})
+			s := New(Env{Gateway: GatewayHooks{Remove: func(context.Context, string, []byte) error { return nil }}})
 			var got error
 			var blocked bool
 			suite := godog.TestSuite{

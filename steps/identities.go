@@ -1,11 +1,14 @@
 package steps
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"slices"
 
 	"github.com/cucumber/godog"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // A scenario needs a user who holds fortunes.read ({user}, {password}), perhaps one who does not ({outsider},
@@ -19,38 +22,29 @@ import (
 type provisioner interface {
 	// createUser makes a user with an e-mail address of <name>@test.org, in the groups asked for, and returns
 	// its id.
-	createUser(ids *identitySteps, u userSpec) (string, error)
+	createUser(ids *identitySteps, u target.User, groups []string) (string, error)
 	// registerClient registers a client; validity > 0 sets the lifetime of its tokens in seconds.
 	registerClient(ids *identitySteps, c clientSpec) error
 }
 
-// userSpec is a user to create.
-type userSpec struct {
-	name, password string
-	groups         []string
-}
-
-// identitySteps are the scenario's users and clients: what it knows of them (secrets, redirect URIs, ids) and
-// the admin token that made them.
+// identitySteps are the scenario's users and clients, the target's fixtures or the ones it provisioned (what
+// it knows of them: secrets, redirect URIs, ids), and the admin token that made them.
 type identitySteps struct {
 	*scenario
 	adminToken string
-	secrets    map[string]string // client id -> secret
-	redirects  map[string]string // client id -> registered redirect URI
-	methods    map[string]string // client id -> its authentication method, when the target names one
-	userIDs    map[string]string // user name -> id
+	clients    map[string]target.Client // by client id
+	users      map[string]target.User   // by user name
 }
 
 func newIdentitySteps(s *scenario) *identitySteps {
-	ids := &identitySteps{scenario: s, secrets: map[string]string{}, redirects: map[string]string{},
-		methods: map[string]string{}, userIDs: map[string]string{}}
+	ids := &identitySteps{scenario: s, clients: map[string]target.Client{}, users: map[string]target.User{}}
 	ids.bind(s.id())
 	return ids
 }
 
 // secretOf is the secret of one of the scenario's clients.
 func (ids *identitySteps) secretOf(client string) *credentials {
-	return &credentials{client, ids.secrets[client]}
+	return &credentials{client, ids.clients[client].ClientSecret}
 }
 
 // authenticate makes a request to an endpoint carry a client's credentials where the scenario does not say
@@ -59,37 +53,38 @@ func (ids *identitySteps) secretOf(client string) *credentials {
 // HTTP Basic (the default of RFC 8414 and the method servers must support, RFC 6749 2.3.1). Form fields
 // are added to form; HTTP Basic credentials are returned.
 func (ids *identitySteps) authenticate(kind endpointKind, client string, form url.Values) *credentials {
-	method := ids.methods[client]
+	method := ids.clients[client].AuthMethod
 	if method == "" {
 		listed := ids.suite.discovery.authMethodsAt(kind)
 		switch {
-		case kind == tokenEndpoint && (len(listed) == 0 || slices.Contains(listed, clientSecretPost)):
-			method = clientSecretPost
-		case len(listed) == 0 || slices.Contains(listed, clientSecretBasic):
-			method = clientSecretBasic
-		case slices.Contains(listed, clientSecretPost):
-			method = clientSecretPost
+		case kind == tokenEndpoint && (len(listed) == 0 || slices.Contains(listed, target.ClientSecretPost)):
+			method = target.ClientSecretPost
+		case len(listed) == 0 || slices.Contains(listed, target.ClientSecretBasic):
+			method = target.ClientSecretBasic
+		case slices.Contains(listed, target.ClientSecretPost):
+			method = target.ClientSecretPost
 		}
 	}
-	if method == clientSecretPost {
+	if method == target.ClientSecretPost {
 		form.Set("client_id", client)
-		form.Set("client_secret", ids.secrets[client])
+		form.Set("client_secret", ids.clients[client].ClientSecret)
 		return nil
 	}
 	return ids.secretOf(client)
 }
 
-// clientSpec is a client registration.
+// clientSpec is a client registration: the client, and what it may do.
 type clientSpec struct {
-	id, secret, scope, grants, authorities, redirect string
-	validity                                         int
+	target.Client
+	scope, grants, authorities string
+	validity                   int
 }
 
 // bind fills the placeholders of the scenario's identities: fresh names with provisioning, else the
 // fixtures'. Fixtures the target does not give leave their placeholders unset; the scenarios that need them
 // are not supported (the harness knows before the run) and an expansion of them fails loudly.
 func (ids *identitySteps) bind(id string) {
-	as := ids.suite.env.AuthServer
+	as := ids.suite.services().AuthServer
 	if as == nil {
 		return
 	}
@@ -108,34 +103,30 @@ func (ids *identitySteps) bind(id string) {
 	if fx == nil {
 		return
 	}
-	bindUser := func(u *User, name, password string) {
+	bindUser := func(u *target.User, name, password string) {
 		if u != nil {
 			ids.vars[name], ids.vars[password] = u.Username, u.Password
-			ids.userIDs[u.Username] = u.ID
+			ids.users[u.Username] = *u
 			if u.Email != "" {
 				ids.vars[name+"_email"] = u.Email
 			}
 		}
 	}
-	bindUser(fx.Reader, "user", "password")
-	bindUser(fx.Outsider, "outsider", "outsider_password")
-	if fx.Reader != nil && fx.Reader.ID != "" {
-		ids.vars["user_id"] = fx.Reader.ID
+	bindUser(fx.Users.Reader, "user", "password")
+	bindUser(fx.Users.Outsider, "outsider", "outsider_password")
+	if r := fx.Users.Reader; r != nil && r.ID != "" {
+		ids.vars["user_id"] = r.ID
 	}
 	// One client may be both the web and the resource client: what one fixture leaves empty, the other gives.
 	for _, b := range []struct {
 		name string
-		c    *Client
-	}{{"client", fx.Web}, {"resource_client", fx.Resource}, {"short_client", fx.ShortLived}} {
+		c    *target.Client
+	}{{"client", fx.Clients.Web}, {"resource_client", fx.Clients.Resource}, {"short_client", fx.Clients.ShortLived}} {
 		if c := b.c; c != nil {
-			ids.vars[b.name] = c.ID
-			ids.secrets[c.ID] = c.Secret
-			if c.RedirectURI != "" {
-				ids.redirects[c.ID] = c.RedirectURI
-			}
-			if c.AuthMethod != "" {
-				ids.methods[c.ID] = c.AuthMethod
-			}
+			ids.vars[b.name] = c.ClientID
+			known := ids.clients[c.ClientID]
+			ids.clients[c.ClientID] = target.Client{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+				RedirectURI: cmp.Or(c.RedirectURI, known.RedirectURI), AuthMethod: cmp.Or(c.AuthMethod, known.AuthMethod)}
 		}
 	}
 }
@@ -144,13 +135,14 @@ func (ids *identitySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^a user "([^"]+)" who holds fortunes\.read$`, func(name string) error { return ids.ensureUser(name, "fortunes.read") })
 	sc.Step(`^a user "([^"]+)" who does not hold fortunes\.read$`, func(name string) error { return ids.ensureUser(name) })
 	sc.Step(`^a web client "([^"]+)" that may request "([^"]+)" with the grants "([^"]+)"$`, func(id, scope, grants string) error {
-		return ids.ensureClient(clientSpec{id: id, scope: scope, grants: grants})
+		return ids.ensureClient(clientSpec{Client: target.Client{ClientID: id}, scope: scope, grants: grants})
 	})
 	sc.Step(`^a web client "([^"]+)" whose access tokens expire after (\d) seconds?$`, func(id string, validity int) error {
-		return ids.ensureClient(clientSpec{id: id, scope: "openid fortunes.read", grants: "authorization_code", validity: validity})
+		return ids.ensureClient(clientSpec{Client: target.Client{ClientID: id}, scope: "openid fortunes.read",
+			grants: "authorization_code", validity: validity})
 	})
 	sc.Step(`^a resource client "([^"]+)" with the authorities "([^"]+)"$`, func(id, authorities string) error {
-		return ids.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
+		return ids.ensureClient(clientSpec{Client: target.Client{ClientID: id}, grants: "client_credentials", authorities: authorities})
 	})
 }
 
@@ -171,35 +163,35 @@ func (ids *identitySteps) ensureUser(name string, groups ...string) error {
 	if name == ids.vars["outsider"] {
 		password = ids.vars["outsider_password"]
 	}
-	id, err := ids.suite.provisioner.createUser(ids, userSpec{name: name, password: password, groups: groups})
-	if err != nil {
+	u := target.User{Username: name, Password: password}
+	if u.ID, err = ids.suite.provisioner.createUser(ids, u, groups); err != nil {
 		return err
 	}
-	ids.rememberUser(name, id)
+	ids.remember(u)
 	return nil
 }
 
 // ensureClient registers the client through the administration API; with fixtures it is registered already.
 func (ids *identitySteps) ensureClient(c clientSpec) error {
-	id, err := ids.expand(c.id)
+	id, err := ids.expand(c.ClientID)
 	if err != nil {
 		return err
 	}
 	if ids.suite.provisioner == nil {
 		return nil
 	}
-	c.id, c.secret, c.redirect = id, "secret-"+id, "https://"+id+".client.invalid/callback"
+	c.Client = target.Client{ClientID: id, ClientSecret: "secret-" + id, RedirectURI: "https://" + id + ".client.invalid/callback"}
 	if err := ids.suite.provisioner.registerClient(ids, c); err != nil {
 		return err
 	}
-	ids.secrets[id], ids.redirects[id] = c.secret, c.redirect
+	ids.clients[id] = c.Client
 	return nil
 }
 
-// rememberUser keeps a user's id; the scenario's own user is also {user_id}.
-func (ids *identitySteps) rememberUser(name, id string) {
-	ids.userIDs[name] = id
-	if name == ids.vars["user"] {
-		ids.vars["user_id"] = id
+// remember keeps a user the scenario made (its id above all); the scenario's own user's id is also {user_id}.
+func (ids *identitySteps) remember(u target.User) {
+	ids.users[u.Username] = u
+	if u.Username == ids.vars["user"] {
+		ids.vars["user_id"] = u.ID
 	}
 }

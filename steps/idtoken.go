@@ -69,7 +69,7 @@ func (fl *flowSteps) idTokenSigned() error {
 	if err != nil {
 		return err
 	}
-	jwksURL, err := fl.endpoint("jwks", func(e Endpoints) string { return e.JWKS })
+	jwksURL, err := fl.endpoint("jwks", func(e endpoints) string { return e.JWKS })
 	if err != nil {
 		return err
 	}

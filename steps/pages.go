@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // Sign-in and consent pages are found by meaning, not by the markup of one implementation:
@@ -51,11 +53,11 @@ type form struct {
 type page struct {
 	doc   *html.Node
 	url   *url.URL
-	rule  *PageRule // the target's description of this page, if one matches
+	rule  *target.PageRule // the target's description of this page, if one matches
 	forms []*html.Node
 }
 
-func (b *browser) parse(rules []PageRule) (*page, error) {
+func (b *browser) parse(rules []target.PageRule) (*page, error) {
 	if b.page == nil {
 		return nil, fmt.Errorf("no page is open")
 	}
@@ -85,17 +87,18 @@ func controls(f *html.Node) []*html.Node {
 }
 
 // find returns the first element under n that matches c, or nil.
-func find(n *html.Node, c *Control) *html.Node {
+func find(n *html.Node, c *target.Control) *html.Node {
 	var found *html.Node
 	walk(n, func(e *html.Node) {
-		if found == nil && e.Type == html.ElementNode && c.matches(e) {
+		if found == nil && e.Type == html.ElementNode && matches(c, e) {
 			found = e
 		}
 	})
 	return found
 }
 
-func (c *Control) matches(n *html.Node) bool {
+// matches tells whether an element has every attribute the control gives.
+func matches(c *target.Control, n *html.Node) bool {
 	return (c.ID == "" || attr(n, "id") == c.ID) && (c.Name == "" || attr(n, "name") == c.Name) &&
 		(c.Value == "" || attr(n, "value") == c.Value) &&
 		(c.Text == "" || strings.EqualFold(strings.TrimSpace(label(n)), strings.TrimSpace(c.Text)))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // Consent and sign-in pages of several servers, as they serve them (trimmed to the parts that matter): the
@@ -47,7 +49,7 @@ var (
 	<button type="submit" name="d" value="0">Back</button></form>`
 )
 
-func pageOf(t *testing.T, body, at string, rules ...PageRule) *page {
+func pageOf(t *testing.T, body, at string, rules ...target.PageRule) *page {
 	t.Helper()
 	u, _ := url.Parse(at)
 	b := &browser{page: &exchange{body: []byte(body)}, pageURL: u}
@@ -61,7 +63,7 @@ func pageOf(t *testing.T, body, at string, rules ...PageRule) *page {
 func TestConsentPagesAreFoundByMeaning(t *testing.T) {
 	cases := []struct {
 		name, body        string
-		rules             []PageRule
+		rules             []target.PageRule
 		approve, deny     url.Values // the fields each decision sends
 		approveAt, denyAt string
 		offers            []string
@@ -83,7 +85,7 @@ func TestConsentPagesAreFoundByMeaning(t *testing.T) {
 			deny:      url.Values{"code": {"c"}, "cancel": {"No"}},
 			approveAt: "https://as.test/realms/r/login-actions/consent?code=c", denyAt: "https://as.test/realms/r/login-actions/consent?code=c", offers: []string{"fortunes.read"}},
 		{name: "described by the target", body: oddConsent,
-			rules:   []PageRule{{URL: `/consent$`, Approve: &Control{Name: "d", Value: "1"}, Deny: &Control{Text: "back"}}},
+			rules:   []target.PageRule{{URL: `/consent$`, Approve: &target.Control{Name: "d", Value: "1"}, Deny: &target.Control{Text: "back"}}},
 			approve: url.Values{"d": {"1"}}, deny: url.Values{"d": {"0"}},
 			approveAt: "https://as.test/decide", denyAt: "https://as.test/decide"},
 	}

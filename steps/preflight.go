@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/features"
+	"github.com/fortune-tck/fortune-tck/target"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -22,30 +23,31 @@ import (
 // listed. A target that cannot be reached is one error of the run, not a list of failed scenarios.
 func (s *Suite) Preflight(ctx context.Context) error {
 	s.ctx = ctx
-	if as := s.env.AuthServer; as != nil {
+	svcs := s.services()
+	if as := svcs.AuthServer; as != nil {
 		if err := s.preflightAuth(ctx, as); err != nil {
 			return err
 		}
 	}
-	for field, svc := range map[string]*Service{"services.fortune.url": s.env.Fortune, "services.greeting.url": s.env.Greeting} {
+	for field, svc := range map[string]*target.Service{"services.fortune.url": svcs.Fortune, "services.greeting.url": svcs.Greeting} {
 		if svc != nil {
 			if err := reachable(ctx, field, svc.URL); err != nil {
 				return err
 			}
 		}
 	}
-	if g := s.env.Gateway; g != nil {
+	if g := svcs.Gateway; g != nil {
 		for i, inst := range g.Instances {
 			if err := reachable(ctx, fmt.Sprintf("services.gateway.instances[%d].http", i), inst.HTTP); err != nil {
 				return err
 			}
 		}
 	}
-	if cs := s.env.ConfigServer; cs != nil {
+	if cs := svcs.ConfigServer; cs != nil {
 		if err := reachable(ctx, "services.configServer.url", cs.URL); err != nil {
 			return err
 		}
-		if err := listable(cs.Repo); err != nil {
+		if err := listable(cs.Repository); err != nil {
 			return err
 		}
 		if err := s.PreflightConfigRepo(); err != nil {
@@ -71,7 +73,7 @@ func reachable(ctx context.Context, field, url string) error {
 	return nil
 }
 
-func listable(r Repo) error {
+func listable(r target.Repository) error {
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.URI}})
 	if _, err := remote.List(&git.ListOptions{Auth: authOf(r)}); err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
@@ -93,7 +95,7 @@ func listable(r Repo) error {
 // walks the whole flow once for each fixture: a wrong fixture, or a server that fails before any scenario
 // could reach its behaviour, is one error of the run that names the field and the step, not a failure of
 // every scenario.
-func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
+func (s *Suite) preflightAuth(ctx context.Context, as *target.AuthServer) error {
 	probes := newRestyClient(s.http, func(*exchange) {}) // no scenario's evidence
 	ep, doc, err := resolveEndpoints(ctx, probes, as)
 	if err != nil {
@@ -103,14 +105,14 @@ func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 	if err := probeCheckToken(ctx, probes, ep.CheckToken); err != nil {
 		s.missing[features.SurfaceCheckToken] = err.Error()
 	}
-	if as.Provisioning != nil {
-		if s.provisioner, err = newProvisioner(as.Provisioning); err != nil {
+	if p := s.adminAPI; p != nil {
+		if s.provisioner, err = newProvisioner(p); err != nil {
 			return fmt.Errorf("services.authServer.provisioning: %w", err)
 		}
 		w := &flowSteps{scenario: newScenario(s)}
-		if _, err := w.clientCredentialsToken(as.Provisioning.ClientID, as.Provisioning.ClientSecret); err != nil {
+		if _, err := w.clientCredentialsToken(p.ClientID, p.ClientSecret); err != nil {
 			return fmt.Errorf("services.authServer.provisioning: the admin client %s cannot get a token at %s: %w",
-				as.Provisioning.ClientID, ep.Token, err)
+				p.ClientID, ep.Token, err)
 		}
 		return nil
 	}
@@ -123,31 +125,32 @@ func (s *Suite) preflightAuth(ctx context.Context, as *AuthServer) error {
 // preflightFixtures walks the flow for each fixture: the reader through to a token with fortunes.read (and a
 // refresh token where the server has the grant), the outsider to a code, the short-lived client to a token
 // that expires within seconds, and the resource client through a check of the reader's token.
-func (s *Suite) preflightFixtures(fx *Fixtures) error {
+func (s *Suite) preflightFixtures(fx *target.Fixtures) error {
 	const f = "services.authServer.fixtures"
-	if fx.Web == nil {
+	users, clients := fx.Users, fx.Clients
+	if clients.Web == nil {
 		return fmt.Errorf("%s.clients.web is needed to sign users in", f)
 	}
-	reader, consented, err := s.preflightToken(fx.Reader, fx.Web.ID, s.issuesRefreshTokens())
+	reader, consented, err := s.preflightToken(users.Reader, clients.Web.ClientID, s.issuesRefreshTokens())
 	if err != nil {
 		return fmt.Errorf("%s: %w", fieldOf(err, f+".clients.web", f+".users.reader"), err)
 	}
-	if err := s.preflightRememberedConsent(fx.Reader, consented); err != nil {
+	if err := s.preflightRememberedConsent(users.Reader, consented); err != nil {
 		return fmt.Errorf("%s.users.reader: %w", f, err)
 	}
-	if fx.Outsider != nil {
+	if o := users.Outsider; o != nil {
 		w := s.preflightWalker()
-		if _, err := w.walkToCode(fx.Outsider.Username, fx.Outsider.Password, fx.Web.ID, "openid fortunes.read"); err != nil {
-			return fmt.Errorf("%s: signing %s in: %w", fieldOf(err, f+".clients.web", f+".users.outsider"), fx.Outsider.Username, err)
+		if _, err := w.walkToCode(o.Username, o.Password, clients.Web.ClientID, "openid fortunes.read"); err != nil {
+			return fmt.Errorf("%s: signing %s in: %w", fieldOf(err, f+".clients.web", f+".users.outsider"), o.Username, err)
 		}
 	}
-	if c := fx.ShortLived; c != nil {
-		if err := s.preflightShortLived(fx.Reader, c); err != nil {
+	if c := clients.ShortLived; c != nil {
+		if err := s.preflightShortLived(users.Reader, c); err != nil {
 			return fmt.Errorf("%s.clients.shortLived: %w", f, err)
 		}
 	}
-	if c := fx.Resource; c != nil {
-		if err := reader.preflightResource(c.ID); err != nil {
+	if c := clients.Resource; c != nil {
+		if err := reader.preflightResource(c.ClientID); err != nil {
 			return fmt.Errorf("%s.clients.resource: %w", f, err)
 		}
 	}
@@ -173,7 +176,7 @@ func (s *Suite) preflightWalker() *flowSteps {
 
 // preflightToken walks the flow for the user and exchanges the code as the client is registered to
 // authenticate; the token must carry fortunes.read, and a refresh token when refresh is set.
-func (s *Suite) preflightToken(u *User, client string, refresh bool) (*checkTokenSteps, bool, error) {
+func (s *Suite) preflightToken(u *target.User, client string, refresh bool) (*checkTokenSteps, bool, error) {
 	w := s.preflightWalker()
 	scope := "openid fortunes.read"
 	if refresh {
@@ -205,12 +208,12 @@ func (s *Suite) preflightToken(u *User, client string, refresh bool) (*checkToke
 // preflightRememberedConsent signs the reader in again in a new browser session. A server that asked for
 // consent the first time and not the second remembers consents: the scenarios that must see a consent page
 // cannot run with fixture users unless the target says so.
-func (s *Suite) preflightRememberedConsent(u *User, consented bool) error {
-	if !consented || s.env.AuthServer.DeclaresRememberedConsent {
+func (s *Suite) preflightRememberedConsent(u *target.User, consented bool) error {
+	if !consented || s.env.Target.Has(features.CapAuthRememberedConsent) {
 		return nil
 	}
 	w := s.preflightWalker()
-	again, err := w.walkToCode(u.Username, u.Password, s.env.AuthServer.Fixtures.Web.ID, "openid fortunes.read")
+	again, err := w.walkToCode(u.Username, u.Password, s.services().AuthServer.Fixtures.Clients.Web.ClientID, "openid fortunes.read")
 	if err != nil {
 		return fmt.Errorf("signing %s in a second time: %w", u.Username, err)
 	}
@@ -223,9 +226,9 @@ func (s *Suite) preflightRememberedConsent(u *User, consented bool) error {
 }
 
 // preflightShortLived gets a token for the short-lived client, which must expire within 4 seconds.
-func (s *Suite) preflightShortLived(u *User, c *Client) error {
+func (s *Suite) preflightShortLived(u *target.User, c *target.Client) error {
 	w := s.preflightWalker()
-	if _, err := w.walkToCode(u.Username, u.Password, c.ID, "openid fortunes.read"); err != nil {
+	if _, err := w.walkToCode(u.Username, u.Password, c.ClientID, "openid fortunes.read"); err != nil {
 		return fmt.Errorf("signing %s in: %w", u.Username, err)
 	}
 	if err := w.exchangeAsRegistered(); err != nil {

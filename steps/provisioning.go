@@ -6,6 +6,8 @@ import (
 	"net/url"
 
 	"github.com/cucumber/godog"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The provisioning steps speak UAA's administration API (SCIM users and groups, client registrations): the
@@ -33,25 +35,24 @@ func (pv *provisioningSteps) register(sc *godog.ScenarioContext) {
 		return pv.sendAPI(request{method: http.MethodPost, url: "/Users", json: userRecord("tck-nobody-"+randomID(), "x")})
 	})
 	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and no authorities$`, func(id string) error {
-		return pv.ensureClient(clientSpec{id: id, grants: "client_credentials"})
+		return pv.ensureClient(clientSpec{Client: target.Client{ClientID: id}, grants: "client_credentials"})
 	})
 	sc.Step(`^a client "([^"]+)" that has only the client credentials grant and the authorities "([^"]+)"$`, func(id, authorities string) error {
-		return pv.ensureClient(clientSpec{id: id, grants: "client_credentials", authorities: authorities})
+		return pv.ensureClient(clientSpec{Client: target.Client{ClientID: id}, grants: "client_credentials", authorities: authorities})
 	})
 	sc.Step(`^"([^"]+)" creates a user with its own client credentials token$`, pv.createUserAs)
 	sc.Step(`^"([^"]+)" registers a client with its own client credentials token$`, pv.registerClientAs)
 }
 
 // provisioning is the administration API of the target, for the steps that verify it.
-func (ids *identitySteps) provisioning() (*Provisioning, error) {
-	as, err := ids.authServer()
-	if err != nil {
+func (ids *identitySteps) provisioning() (*adminAPI, error) {
+	if _, err := ids.authServer(); err != nil {
 		return nil, err
 	}
-	if as.Provisioning == nil {
+	if ids.suite.adminAPI == nil {
 		return nil, Blockedf("the target declares no provisioning API")
 	}
-	return as.Provisioning, nil
+	return ids.suite.adminAPI, nil
 }
 
 // sendAPI sends a request to the administration API: its url is a path there. What a POST creates there (a
@@ -147,7 +148,7 @@ func (pv *provisioningSteps) answerHasUserID() error {
 	if id == "" {
 		return pv.failf("the created user has no id")
 	}
-	pv.rememberUser(fmt.Sprint(obj["userName"]), id)
+	pv.remember(target.User{Username: fmt.Sprint(obj["userName"]), ID: id})
 	return nil
 }
 
@@ -221,7 +222,7 @@ func (pv *provisioningSteps) addMember(user, group string) error {
 	if err != nil {
 		return err
 	}
-	userID, ok := pv.userIDs[user]
+	u, ok := pv.users[user]
 	if !ok {
 		return fmt.Errorf("the user %s was not created in this scenario", user)
 	}
@@ -229,7 +230,7 @@ func (pv *provisioningSteps) addMember(user, group string) error {
 	if err != nil {
 		return err
 	}
-	member := map[string]string{"value": userID, "type": "USER", "origin": "uaa"}
+	member := map[string]string{"value": u.ID, "type": "USER", "origin": "uaa"}
 	return pv.asAdmin(http.MethodPost, "/Groups/"+url.PathEscape(groupID)+"/members", member)
 }
 
@@ -271,7 +272,7 @@ func (pv *provisioningSteps) sendAsClient(client, path string, record map[string
 	if err != nil {
 		return err
 	}
-	token, err := pv.clientCredentialsToken(client, pv.secrets[client])
+	token, err := pv.clientCredentialsToken(client, pv.clients[client].ClientSecret)
 	if err != nil {
 		return err
 	}
@@ -281,7 +282,7 @@ func (pv *provisioningSteps) sendAsClient(client, path string, record map[string
 // uaaProvisioner speaks UAA's API: SCIM users and groups, and /oauth/clients, with the admin client's token.
 // What it creates is the scenario's, removed when the scenario ends.
 type uaaProvisioner struct {
-	*Provisioning
+	*adminAPI
 }
 
 func (p *uaaProvisioner) token(ids *identitySteps) (string, error) {
@@ -295,18 +296,18 @@ func (p *uaaProvisioner) token(ids *identitySteps) (string, error) {
 	return ids.adminToken, nil
 }
 
-func (p *uaaProvisioner) createUser(ids *identitySteps, u userSpec) (string, error) {
+func (p *uaaProvisioner) createUser(ids *identitySteps, u target.User, groups []string) (string, error) {
 	tok, err := p.token(ids)
 	if err != nil {
 		return "", err
 	}
-	rec := userRecord(u.name, u.password)
+	rec := userRecord(u.Username, u.Password)
 	if err := ids.api(request{method: http.MethodPost, url: p.URL + "/Users", json: rec, bearer: tok}); err != nil {
 		return "", err
 	}
-	ids.registerMade(p.Provisioning, "/Users", rec)
+	ids.registerMade(p.adminAPI, "/Users", rec)
 	if ids.last.status != http.StatusCreated {
-		return "", ids.failf("creating the user %s answered %d, want 201", u.name, ids.last.status)
+		return "", ids.failf("creating the user %s answered %d, want 201", u.Username, ids.last.status)
 	}
 	obj, err := ids.jsonObject()
 	if err != nil {
@@ -316,7 +317,7 @@ func (p *uaaProvisioner) createUser(ids *identitySteps, u userSpec) (string, err
 	if id == "" {
 		return "", ids.failf("the created user has no id")
 	}
-	for _, g := range u.groups {
+	for _, g := range groups {
 		if err := p.addMember(ids, id, g); err != nil {
 			return "", err
 		}
@@ -345,9 +346,9 @@ func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error 
 		return err
 	}
 	reg := map[string]any{
-		"client_id": c.id, "client_secret": c.secret, "name": c.id,
+		"client_id": c.ClientID, "client_secret": c.ClientSecret, "name": c.ClientID,
 		"scope": words(c.scope), "authorized_grant_types": words(c.grants), "authorities": words(c.authorities),
-		"redirect_uri": []string{c.redirect}, "autoapprove": false,
+		"redirect_uri": []string{c.RedirectURI}, "autoapprove": false,
 	}
 	if c.validity > 0 {
 		reg["access_token_validity"] = c.validity
@@ -356,18 +357,18 @@ func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error 
 	if err := ids.api(request{method: http.MethodPost, url: p.URL + "/oauth/clients", json: reg, bearer: tok}); err != nil {
 		return err
 	}
-	ids.registerMade(p.Provisioning, "/oauth/clients", reg)
+	ids.registerMade(p.adminAPI, "/oauth/clients", reg)
 	if ids.last.status != http.StatusCreated {
-		return ids.failf("registering the client %s answered %d, want 201", c.id, ids.last.status)
+		return ids.failf("registering the client %s answered %d, want 201", c.ClientID, ids.last.status)
 	}
 	return nil
 }
 
 // newProvisioner returns the provisioner of an administration API.
-func newProvisioner(p *Provisioning) (provisioner, error) {
+func newProvisioner(p *adminAPI) (provisioner, error) {
 	switch p.API {
 	case "", "uaa":
-		return &uaaProvisioner{Provisioning: p}, nil
+		return &uaaProvisioner{adminAPI: p}, nil
 	}
 	return nil, fmt.Errorf("no provisioner for the administration API %q", p.API)
 }

@@ -39,7 +39,7 @@ type adminSession struct {
 
 // registerMade registers what the last answer, to a POST of sent to path of the administration API, created, to
 // be removed when the scenario ends. An answer that is no 2xx created nothing.
-func (ids *identitySteps) registerMade(p *Provisioning, path string, sent any) {
+func (ids *identitySteps) registerMade(p *adminAPI, path string, sent any) {
 	rec, ok := madeBy(ids.last, path, sent)
 	if ok {
 		ids.created(rec.String()+" at "+p.URL, ids.suite.removal(p, rec))
@@ -108,7 +108,7 @@ func (ids *identitySteps) createSharedGroup(name, description string) error {
 // removal is the way to remove a record: DELETE it by id (found by its name when the answer that created it
 // gave none). A 404 is believed only when the record cannot be found either: a server without the DELETE may
 // answer 404 too.
-func (s *Suite) removal(p *Provisioning, rec adminRecord) func(context.Context) error {
+func (s *Suite) removal(p *adminAPI, rec adminRecord) func(context.Context) error {
 	return func(ctx context.Context) error {
 		id := rec.id
 		if id == "" {
@@ -138,7 +138,7 @@ func (s *Suite) removal(p *Provisioning, rec adminRecord) func(context.Context) 
 }
 
 // findRecord looks a record up by its name and returns its id; "" when there is none.
-func (s *Suite) findRecord(ctx context.Context, p *Provisioning, rec adminRecord) (string, error) {
+func (s *Suite) findRecord(ctx context.Context, p *adminAPI, rec adminRecord) (string, error) {
 	if rec.kind == "client" {
 		path := "/oauth/clients/" + url.PathEscape(rec.name)
 		resp, err := s.adminDo(ctx, p, http.MethodGet, path)
@@ -168,7 +168,7 @@ type scimResource struct {
 }
 
 // lookUp finds the users or groups of a name with UAA's filter.
-func (s *Suite) lookUp(ctx context.Context, p *Provisioning, kind, name string) ([]scimResource, error) {
+func (s *Suite) lookUp(ctx context.Context, p *adminAPI, kind, name string) ([]scimResource, error) {
 	path, attr := "/Users", "userName"
 	if kind == "group" {
 		path, attr = "/Groups", "displayName"
@@ -199,7 +199,7 @@ func bodyOf(resp *resty.Response) string {
 }
 
 // membersOf counts the members of a group; 0 when it is gone.
-func (s *Suite) membersOf(ctx context.Context, p *Provisioning, group string) (int, error) {
+func (s *Suite) membersOf(ctx context.Context, p *adminAPI, group string) (int, error) {
 	found, err := s.lookUp(ctx, p, "group", group)
 	if err != nil || len(found) == 0 {
 		return 0, err
@@ -209,7 +209,7 @@ func (s *Suite) membersOf(ctx context.Context, p *Provisioning, group string) (i
 
 // adminDo sends a request to the administration API with the admin client's token, and once more with a fresh
 // token when the server refuses the one held.
-func (s *Suite) adminDo(ctx context.Context, p *Provisioning, method, path string) (*resty.Response, error) {
+func (s *Suite) adminDo(ctx context.Context, p *adminAPI, method, path string) (*resty.Response, error) {
 	client := newRestyClient(s.http, func(*exchange) {}) // no scenario's evidence
 	for fresh := false; ; fresh = true {
 		tok, err := s.admin.get(s, p, fresh)
@@ -229,7 +229,7 @@ func (s *Suite) adminDo(ctx context.Context, p *Provisioning, method, path strin
 
 // get returns the token held, or a new one when there is none or fresh asks for one. The token is got as a
 // scenario gets it (clientCredentialsToken), outside every scenario: removals run after theirs has ended.
-func (a *adminSession) get(s *Suite, p *Provisioning, fresh bool) (string, error) {
+func (a *adminSession) get(s *Suite, p *adminAPI, fresh bool) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.token != "" && !fresh {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // fakeUAA is UAA's administration API in memory: users, groups with members, clients, and the admin client's
@@ -58,8 +60,8 @@ func startFakeUAA(t *testing.T) *fakeUAA {
 }
 
 func (u *fakeUAA) env() Env {
-	return Env{AuthServer: &AuthServer{URL: u.srv.URL, Provisioning: &Provisioning{API: "uaa", URL: u.srv.URL,
-		ClientID: fakeAdmin, ClientSecret: fakeAdminSecret}}}
+	return envOf(target.Services{AuthServer: &target.AuthServer{URL: u.srv.URL, Provisioning: &target.Provisioning{API: "uaa",
+		ClientID: fakeAdmin, ClientSecret: fakeAdminSecret}}})
 }
 
 // expire makes every token issued so far invalid.
@@ -246,8 +248,8 @@ func TestProvisionedIdentitiesAreRemovedAtTheEndOfTheirScenario(t *testing.T) {
 	// A scenario of another profile: its identities, made fresh through the provisioner.
 	ids := newIdentitySteps(newScenario(s))
 	for _, err := range []error{ids.ensureUser("{user}", "fortunes.read"), ids.ensureUser("{outsider}"),
-		ids.ensureClient(clientSpec{id: "{client}", scope: "openid fortunes.read", grants: "authorization_code"}),
-		ids.ensureClient(clientSpec{id: "{short_client}", scope: "openid", grants: "authorization_code", validity: 2})} {
+		ids.ensureClient(clientSpec{Client: target.Client{ClientID: "{client}"}, scope: "openid fortunes.read", grants: "authorization_code"}),
+		ids.ensureClient(clientSpec{Client: target.Client{ClientID: "{short_client}"}, scope: "openid", grants: "authorization_code", validity: 2})} {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,8 +2,8 @@
 // any implementation; they know nothing of the reference.
 //
 // The layout:
-//   - suite.go: what scenarios share (Suite, the target's Env) and the binding of every area to a scenario;
-//     preflight.go checks the target before the run.
+//   - suite.go: what scenarios share (Suite; Env: the target, described by package target's types, and the
+//     harness's hooks) and the binding of every area to a scenario; preflight.go checks the target before the run.
 //   - The core every area uses: scenario.go (a scenario's names and placeholders), placeholders.go (expansion of
 //     {name}), exchange.go (the HTTP exchange, on resty, and its evidence: request, status, body excerpt),
 //     answers.go (steps that judge the last answer, whichever area made it), wait.go (the one bounded wait).
@@ -13,8 +13,8 @@
 //     browser.go and pages.go), checkTokenSteps (checktoken.go), fortuneSteps (fortune.go), greetingSteps
 //     (greeting.go), chromiumSteps (chromium.go: a real browser), gatewaySteps (gateway.go, with upstream.go),
 //     configServerSteps (configserver.go, with gitrepo.go) and configAppSteps (configapp.go, with quotes.go).
-//   - authserver.go and authenv.go: the authorization server's endpoints, found by discovery, and the auth
-//     helpers its areas share.
+//   - authserver.go and authenv.go: the authorization server's endpoints, found by discovery, its
+//     administration API, and the auth helpers its areas share.
 //   - cleanup.go: the register of what scenarios create in the target, removed when each ends; the areas
 //     register their own (gateway.go, configserver.go, provisioning_removal.go).
 package steps
@@ -28,36 +28,26 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/features"
+	"github.com/fortune-tck/fortune-tck/target"
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 )
 
-// Env is what the steps know of the target: where each service is and how to reach what is not HTTP.
-// A nil service means its area is not under test.
+// Env is the target under test, as its file describes it, and what the harness does for the steps beyond HTTP
+// and git: how manifests reach the gateway, how application instances start, where artifacts go.
 type Env struct {
-	AuthServer   *AuthServer
-	Fortune      *Service
-	Greeting     *Service
-	ConfigServer *ConfigServer
-	ConfigApp    *ConfigApp
-	Gateway      *Gateway
+	// Target describes the services and identities; a service it leaves out is not under test. Nil is a target
+	// that declares nothing.
+	Target *target.Target
+	// Gateway hands manifests to the gateway the target declares and reads its access log.
+	Gateway GatewayHooks
+	// StartApp runs one instance of the configuration client application with the application name and
+	// comma-separated profiles, ready to answer HTTP: both are fixed at start, so every scenario starts the
+	// instances it needs.
+	StartApp func(ctx context.Context, name, profiles string) (Instance, error)
 	// Artifacts is the folder for files a run leaves for people to look at, such as screenshots.
 	Artifacts string
-}
-
-// Service is a service reached at a base URL.
-type Service struct {
-	URL string
-}
-
-// ConfigApp starts instances of the configuration client application: its name and profiles are fixed at start,
-// so every scenario starts the instances it needs.
-type ConfigApp struct {
-	// Start runs one instance with the application name and comma-separated profiles, ready to answer HTTP.
-	Start func(ctx context.Context, name, profiles string) (Instance, error)
-	// HarnessHost is the address at which instances reach servers the steps run, such as the quote source.
-	HarnessHost string
 }
 
 // Instance is one running instance of an application.
@@ -68,28 +58,16 @@ type Instance interface {
 	Stop()
 }
 
-// ConfigServer is the configuration server and the repository it reads.
-type ConfigServer struct {
-	URL  string
-	Repo Repo
-}
-
-// Repo is a git repository the steps may push to.
-type Repo struct {
-	URI      string
-	Username string
-	Password string
-}
-
 // Suite carries what scenarios share: the HTTP client and the git workspace (cloned once, on first use).
 type Suite struct {
 	env  Env
 	http *http.Client
 
-	// endpoints are the authorization server's, resolved by Preflight; provisioner is nil without an
-	// administration API; missing are the surfaces the target lacks, with the reason.
-	endpoints   Endpoints
+	// endpoints are the authorization server's, resolved by Preflight; adminAPI and provisioner are nil
+	// without an administration API; missing are the surfaces the target lacks, with the reason.
+	endpoints   endpoints
 	discovery   *discoveryDocument
+	adminAPI    *adminAPI
 	provisioner provisioner
 	missing     map[features.Surface]string
 
@@ -115,8 +93,11 @@ type Suite struct {
 
 // New returns the step suite for a target.
 func New(env Env) *Suite {
+	if env.Target == nil {
+		env.Target = &target.Target{}
+	}
 	return &Suite{
-		env: env, missing: map[features.Surface]string{},
+		env: env, missing: map[features.Surface]string{}, adminAPI: adminAPIOf(env.Target.Services.AuthServer),
 		// Redirects are answers to check, not to follow.
 		http: &http.Client{
 			Timeout: 20 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone(),
@@ -164,10 +145,13 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	(&configAppSteps{scenario: core}).register(sc)
 }
 
+// services are the target's services; a nil one is not under test.
+func (s *Suite) services() *target.Services { return &s.env.Target.Services }
+
 // workspace returns the shared clone of the configuration repository.
 func (s *Suite) workspace() (*workspace, error) {
 	s.repoOnce.Do(func() {
-		s.repo, s.repoErr = openWorkspace(s.env.ConfigServer.Repo)
+		s.repo, s.repoErr = openWorkspace(s.services().ConfigServer.Repository)
 	})
 	return s.repo, s.repoErr
 }
@@ -175,7 +159,7 @@ func (s *Suite) workspace() (*workspace, error) {
 // quoteSource returns the quote source the steps serve to the application, started on first use.
 func (s *Suite) quoteSource() (*quoteSource, error) {
 	s.quotesOnce.Do(func() {
-		s.quotes, s.quotesErr = startQuoteSource(s.env.ConfigApp.HarnessHost)
+		s.quotes, s.quotesErr = startQuoteSource(s.services().ConfigApp.HarnessHost)
 	})
 	return s.quotes, s.quotesErr
 }
@@ -183,11 +167,12 @@ func (s *Suite) quoteSource() (*quoteSource, error) {
 // upstreamServer returns the upstream the steps put behind the gateway, started on first use.
 func (s *Suite) upstreamServer() (*upstream, error) {
 	s.upstreamOnce.Do(func() {
-		if s.env.Gateway == nil {
+		g := s.services().Gateway
+		if g == nil {
 			s.upstreamErr = fmt.Errorf("the target declares no gateway")
 			return
 		}
-		s.upstream, s.upstreamErr = startUpstream(s.env.Gateway.HarnessHost)
+		s.upstream, s.upstreamErr = startUpstream(g.HarnessHost)
 	})
 	return s.upstream, s.upstreamErr
 }

@@ -3,6 +3,8 @@ package steps
 import (
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The tests of this file point the steps at fakeOP configured as the real servers that once got wrong
@@ -27,8 +29,8 @@ func TestPreflightAcceptsASignInPageElsewhereATrailingSlashAndOneClientForTwoRol
 		t.Errorf("check_token is looked for at %s, want %s", got, want)
 	}
 	ct := scenarioSteps(s)
-	if ct.ids.redirects[fakeClient] != fakeRedirect {
-		t.Errorf("the web client's redirect URI is %q: the resource fixture of the same client overwrote it", ct.ids.redirects[fakeClient])
+	if got := ct.ids.clients[fakeClient].RedirectURI; got != fakeRedirect {
+		t.Errorf("the web client's redirect URI is %q: the resource fixture of the same client overwrote it", got)
 	}
 }
 
@@ -110,7 +112,7 @@ func TestClientsAuthenticateAsTheServerAllows(t *testing.T) {
 		t.Errorf("revocation: %v", err)
 	}
 	env := op.env()
-	env.AuthServer.Fixtures.Web.AuthMethod = clientSecretBasic
+	env.Target.Services.AuthServer.Fixtures.Clients.Web.AuthMethod = target.ClientSecretBasic
 	if _, err := op.suite(env); err == nil || !strings.Contains(err.Error(), "code exchange") {
 		t.Errorf("a fixture that names a method the server refuses: err = %v, want preflight to name the code exchange", err)
 	}
@@ -124,11 +126,11 @@ func TestPreflightNamesTheStepThatWentWrong(t *testing.T) {
 		env  func(*Env)
 		want []string
 	}{
-		{"wrong password", &fakeOP{}, func(e *Env) { e.AuthServer.Fixtures.Reader.Password = "nope" },
+		{"wrong password", &fakeOP{}, func(e *Env) { e.Target.Services.AuthServer.Fixtures.Users.Reader.Password = "nope" },
 			[]string{"fixtures.users.reader", "the sign-in", "refused the password of alice"}},
-		{"unknown client", &fakeOP{}, func(e *Env) { e.AuthServer.Fixtures.Web.ID = "nobody" },
+		{"unknown client", &fakeOP{}, func(e *Env) { e.Target.Services.AuthServer.Fixtures.Clients.Web.ClientID = "nobody" },
 			[]string{"fixtures.clients.web", "the authorization request", "answered 400", "unknown client or redirect_uri"}},
-		{"unregistered redirect URI", &fakeOP{}, func(e *Env) { e.AuthServer.Fixtures.Web.RedirectURI = "https://x.invalid/cb" },
+		{"unregistered redirect URI", &fakeOP{}, func(e *Env) { e.Target.Services.AuthServer.Fixtures.Clients.Web.RedirectURI = "https://x.invalid/cb" },
 			[]string{"fixtures.clients.web", "answered 400"}},
 		{"a server error after sign-in", &fakeOP{errorAfterSignIn: true}, nil,
 			[]string{"fixtures.users.reader", "the sign-in", "answered 500", "the session store is down"}},

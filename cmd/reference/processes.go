@@ -20,10 +20,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fortune-tck/fortune-tck/features"
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/launch"
 	"github.com/fortune-tck/fortune-tck/internal/version"
 	"github.com/fortune-tck/fortune-tck/reference/authserver"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The process stack (reference up --processes) is the reference as a conformance run needs it: each service is
@@ -96,7 +96,7 @@ func startProcessStack(ctx context.Context, o processOptions, progress io.Writer
 		}
 	}
 	st.tg = target.Target{Implementation: referenceImplementation(),
-		Capabilities: features.Strings(features.DeclarableCapabilities())}
+		Capabilities: features.DeclarableCapabilities()}
 	if err := st.startOAuthServices(ctx); err != nil {
 		return st, err
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 var startedPID = regexp.MustCompile(`started (\S+) \(pid (\d+)\)`)

@@ -16,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fortune-tck/fortune-tck/harness/boot"
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // A whole run leaves the reference as it found it: the same users, clients and groups (with the same members),

@@ -13,8 +13,8 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/containers"
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // runLabel gives the containers of the test's runs a label of their own, and removes what a failed test left.

@@ -16,8 +16,8 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/launch"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The suite against an authorization server nobody here wrote: panva's oidc-provider (OpenID Certified),

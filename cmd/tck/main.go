@@ -22,8 +22,8 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
 	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/harness/progress"
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/version"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // Exit codes, documented in usage.

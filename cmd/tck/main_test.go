@@ -17,8 +17,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 func runTCK(args ...string) (code int, stdout, stderr string) {
@@ -146,7 +147,7 @@ func TestRunAgainstATargetFile(t *testing.T) {
 	defer st.Stop()
 	tg := *st.Target
 	tg.Implementation = target.Implementation{Organization: "Example", Project: "third-party", Version: "9.9"}
-	tg.Capabilities = []string{"config.errors"}
+	tg.Capabilities = []features.Capability{features.CapConfigErrors}
 	// The gateway takes its manifests through an apply command here, as a Kubernetes one would.
 	gw := *tg.Services.Gateway
 	manifests := gw.ManifestDir

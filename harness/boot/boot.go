@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/launch"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // module is the module path that marks a checkout of this project.

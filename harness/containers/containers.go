@@ -33,7 +33,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // LabelRun marks every container a run starts, with the run's id as value, so that a person (or a test) can

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fortune-tck/fortune-tck/harness/target"
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // parse reads a target whose configuration server is the given container.

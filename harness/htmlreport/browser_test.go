@@ -27,7 +27,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
 	"github.com/fortune-tck/fortune-tck/harness/htmlreport"
-	"github.com/fortune-tck/fortune-tck/harness/target"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // evilBody is what the fake fortune service answers: markup that would run if the page let it.

@@ -50,20 +50,21 @@ type Endpoints struct {
 // Fixtures are identities registered at the authorization server before the run. The harness never creates,
 // changes or deletes them.
 type Fixtures struct {
-	Users   FixtureUsers   `yaml:"users"`
-	Clients FixtureClients `yaml:"clients"`
+	Users   Users   `yaml:"users"`
+	Clients Clients `yaml:"clients"`
 }
 
-// FixtureUsers are the end users the scenarios sign in as.
-type FixtureUsers struct {
+// Users are the end users the scenarios sign in as.
+type Users struct {
 	// Reader holds fortunes.read (a member of the group). Required.
-	Reader *FixtureUser `yaml:"reader"`
+	Reader *User `yaml:"reader"`
 	// Outsider does not hold fortunes.read. Optional: without it, the scenario about outsiders is not supported.
-	Outsider *FixtureUser `yaml:"outsider"`
+	Outsider *User `yaml:"outsider"`
 }
 
-// FixtureUser is a user who signs in with a user name and password.
-type FixtureUser struct {
+// User is an end user who signs in with a user name and password: a fixture of the target file, or one the
+// steps provision for a scenario (which then fill only what they know).
+type User struct {
 	Username string `yaml:"username"`
 	Password string `yaml:"password"`
 	// ID is the user's id (UAA's user_id, the token's sub); when empty it is learned from the ID token.
@@ -72,21 +73,21 @@ type FixtureUser struct {
 	Email string `yaml:"email"`
 }
 
-// FixtureClients are the registered clients the scenarios act as.
-type FixtureClients struct {
+// Clients are the registered clients the scenarios act as.
+type Clients struct {
 	// Web is a confidential client for the authorization code grant, allowed the scopes openid and
 	// fortunes.read and the grants authorization_code and refresh_token, with RedirectURI registered. The
 	// harness never calls the redirect URI: it reads the code from the redirect. Required.
-	Web *FixtureClient `yaml:"web"`
+	Web *Client `yaml:"web"`
 	// Resource is the resource server's client: it calls check_token (with the authority authz.resource) or
 	// introspection. Required by the scenarios that check tokens.
-	Resource *FixtureClient `yaml:"resource"`
+	Resource *Client `yaml:"resource"`
 	// ShortLived is a web client whose access tokens live 4 seconds at most, for the expiry scenarios.
-	ShortLived *FixtureClient `yaml:"shortLived"`
+	ShortLived *Client `yaml:"shortLived"`
 }
 
-// FixtureClient is a registered client.
-type FixtureClient struct {
+// Client is a registered client: a fixture of the target file, or one the steps register for a scenario.
+type Client struct {
 	ClientID     string `yaml:"clientId"`
 	ClientSecret string `yaml:"clientSecret"`
 	RedirectURI  string `yaml:"redirectUri"`
@@ -96,7 +97,7 @@ type FixtureClient struct {
 	AuthMethod string `yaml:"authMethod"`
 }
 
-// The client authentication methods a fixture client may name (OpenID Connect Core 9).
+// The client authentication methods a client may name (OpenID Connect Core 9).
 const (
 	ClientSecretBasic = "client_secret_basic"
 	ClientSecretPost  = "client_secret_post"
@@ -224,7 +225,7 @@ func (fx *Fixtures) validate(f string) []string {
 	}
 	for _, u := range []struct {
 		name string
-		u    *FixtureUser
+		u    *User
 	}{{"reader", fx.Users.Reader}, {"outsider", fx.Users.Outsider}} {
 		if u.u != nil && (u.u.Username == "" || u.u.Password == "") {
 			problems = append(problems, f+".users."+u.name+": username and password are required")
@@ -232,7 +233,7 @@ func (fx *Fixtures) validate(f string) []string {
 	}
 	for _, nc := range []struct {
 		name string
-		c    *FixtureClient
+		c    *Client
 	}{{"web", fx.Clients.Web}, {"resource", fx.Clients.Resource}, {"shortLived", fx.Clients.ShortLived}} {
 		name, c := nc.name, nc.c
 		if c == nil {
@@ -268,7 +269,7 @@ func (fx *Fixtures) collisions(f string) []string {
 	}
 	type named struct {
 		name string
-		c    *FixtureClient
+		c    *Client
 	}
 	clients := []named{{"web", fx.Clients.Web}, {"resource", fx.Clients.Resource}, {"shortLived", fx.Clients.ShortLived}}
 	for i, a := range clients {

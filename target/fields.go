@@ -110,7 +110,7 @@ func goKind(goType string) string {
 	switch {
 	case strings.HasPrefix(goType, "[]"):
 		return "a list"
-	case goType == "string":
+	case goType == "string", goType == "features.Capability": // the registry's names are strings in the file
 		return "a string"
 	case strings.HasPrefix(goType, "target.") || strings.HasPrefix(goType, "*target."):
 		return "a mapping"

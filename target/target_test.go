@@ -3,8 +3,11 @@ package target
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/features"
 )
 
 const good = `
@@ -34,7 +37,8 @@ func TestParseAppliesDefaultsAndExpandsEnv(t *testing.T) {
 	if cs.Repository.Password != "s3cret" {
 		t.Errorf("password = %q, want the expanded environment variable", cs.Repository.Password)
 	}
-	if !tg.Has("config.flat-formats") || tg.Has("config.errors") {
+	if !slices.Equal(tg.Capabilities, []features.Capability{features.CapConfigFlatFormats}) ||
+		!tg.Has(features.CapConfigFlatFormats) || tg.Has(features.CapConfigErrors) {
 		t.Errorf("capabilities = %v", tg.Capabilities)
 	}
 }
@@ -75,6 +79,8 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 			[]string{`capabilities[0]: unknown capability "config.flat"; known: auth.issuer-is-token-endpoint`}},
 		{"wrong type", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: config.errors\n",
 			[]string{"capabilities (line 3): str", "where a list was expected"}},
+		{"wrong type in the list", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities:\n  - [config.errors]\n",
+			[]string{"capabilities[0] (line 4): seq where a string was expected"}},
 		{"wrong type deep inside, and another layer's mistake", "services:\n  gateway:\n    gatewayName: eg\n    manifestDir: /m\n    instances:\n      - {http: [a]}\n  configServer: {url: 'http://x'}\n",
 			[]string{"services.gateway.instances[0].http (line 6)", "where a string was expected",
 				"services.configServer.repository.uri: required"}},

@@ -24,8 +24,9 @@ import (
 type Target struct {
 	Implementation Implementation `yaml:"implementation"`
 	Services       Services       `yaml:"services"`
-	// Capabilities are the optional capabilities (features.Capabilities) the implementation declares.
-	Capabilities []string `yaml:"capabilities"`
+	// Capabilities are the optional capabilities (features.Capabilities) the implementation declares, typed
+	// as the registry's; a name the registry lacks decodes and is then named by validation.
+	Capabilities []features.Capability `yaml:"capabilities"`
 }
 
 // Implementation identifies the implementation in reports, as in the Gateway API ConformanceReport.
@@ -166,7 +167,7 @@ func (t *Target) Has(c features.Capability) bool {
 	if c == ProvisioningCapability {
 		return t.Services.AuthServer.ProvisioningAPI() != nil
 	}
-	return slices.Contains(t.Capabilities, string(c))
+	return slices.Contains(t.Capabilities, c)
 }
 
 // Load reads, expands ${VAR} references in, and validates a target file. Every mistake is reported with its
@@ -296,7 +297,7 @@ func (t *Target) validate() []string {
 		problems = append(problems, checkRepositoryURI("services.configServer.repository.uri", cs.Repository.URI)...)
 	}
 	for i, c := range t.Capabilities {
-		switch d, ok := features.LookupCapability(c); {
+		switch d, ok := features.LookupCapability(string(c)); {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("capabilities[%d]: unknown capability %q; known: %s",
 				i, c, features.List(features.DeclarableCapabilities())))
