@@ -9,39 +9,9 @@ import (
 // envOf is an Env of a target that declares these services and nothing else.
 func envOf(svcs target.Services) Env { return Env{Target: &target.Target{Services: svcs}} }
 
-// configServerEnv is a target whose configuration server reads the repository at uri and is not reached.
-func configServerEnv(uri string) Env {
-	return envOf(target.Services{ConfigServer: &target.ConfigServer{URL: "http://127.0.0.1:1",
-		Repository: target.Repository{URI: uri}}})
-}
-
-// The administration API is the one the target declares, either way it is written, under the server's url, or
-// under the issuer's base for a UAA named by its issuer (its token endpoint).
-func TestTheAdministrationAPIIsTheTargetsUnderItsBaseURL(t *testing.T) {
-	admin := &target.AdminClient{ClientID: "admin", ClientSecret: "s"}
-	cases := []struct {
-		name    string
-		as      *target.AuthServer
-		wantURL string
-	}{
-		{"no auth server", nil, ""},
-		{"no administration API", &target.AuthServer{URL: "http://as"}, ""},
-		{"provisioning under url", &target.AuthServer{URL: "http://as", Provisioning: &target.Provisioning{API: "uaa", ClientID: "admin"}}, "http://as"},
-		{"admin, the earlier spelling", &target.AuthServer{URL: "http://as", Admin: admin}, "http://as"},
-		{"a UAA named by its issuer", &target.AuthServer{Issuer: "http://as/uaa/oauth/token", Admin: admin}, "http://as/uaa"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := New(envOf(target.Services{AuthServer: c.as}))
-			switch got := s.adminAPI; {
-			case c.wantURL == "" && got != nil:
-				t.Errorf("adminAPI = %+v, want none", got)
-			case c.wantURL != "" && (got == nil || got.URL != c.wantURL || got.ClientID != "admin" || got.API != "uaa"):
-				t.Errorf("adminAPI = %+v, want the admin client's at %s", got, c.wantURL)
-			}
-		})
-	}
-	if s := New(Env{}); s.services().AuthServer != nil || s.adminAPI != nil {
+// An Env without a target is a target that declares nothing.
+func TestAnEnvWithoutATargetDeclaresNothing(t *testing.T) {
+	if s := New(Env{}); s.services().AuthServer != nil || s.env.Target == nil {
 		t.Error("an Env without a target must be a target that declares nothing")
 	}
 }

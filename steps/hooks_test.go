@@ -4,64 +4,19 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/cucumber/godog"
+
+	"github.com/fortune-tck/fortune-tck/steps/core"
 )
 
 // godog adds whatever an After hook returns to the scenario's error: a hook that handed the scenario's error
-// back would have every failure reported twice ("after scenario hook failed: X, step error: X").
+// back would have every failure reported twice ("after scenario hook failed: X, step error: X"). (The gateway's
+// removal of manifests is tested in its package.)
 func TestAfterHooksReturnOnlyTheirOwnErrors(t *testing.T) {
 	scenarioErr := errors.New("request 4: status 200, want 429")
-	removed := map[string]bool{}
-	failing := errors.New("permission denied")
-	s := New(Env{Gateway: GatewayHooks{
-		Apply: func(context.Context, string, []byte) error { return nil },
-		Remove: func(_ context.Context, name string, _ []byte) error {
-			removed[name] = true
-			if strings.HasSuffix(name, "-bad") {
-				return failing
-			}
-			return nil
-		}}})
-
-	gw := &gatewaySteps{scenario: newScenario(s)}
-	for _, name := range []string{"r-ok", "r1-bad", "r2-bad"} {
-		if err := gw.apply(context.Background(), name, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	other := newScenario(s)
-	other.created("another scenario's manifest", func(context.Context) error { removed["other"] = true; return nil })
-	err := gw.removeCreated(context.Background())
-	if !removed["r-ok"] || removed["other"] {
-		t.Errorf("removed %v: want the scenario's own manifests, not another scenario's", removed)
-	}
-	if !errors.Is(err, failing) || strings.Contains(err.Error(), scenarioErr.Error()) ||
-		!strings.Contains(err.Error(), "r1-bad") || !strings.Contains(err.Error(), "r2-bad") {
-		t.Errorf("removeCreated = %v, want its own errors, every manifest it could not take back named", err)
-	}
-	if left := s.LeftBehind(); len(left) != 2 {
-		t.Errorf("left behind: %v, want the two manifests that could not be removed", left)
-	}
-	if err := s.Cleanup(context.Background()); err != nil || !removed["other"] {
-		t.Errorf("Cleanup = %v, removed %v: want what the other scenario left removed at the end of the run", err, removed)
-	}
-
-	noWay := New(Env{Gateway: GatewayHooks{Apply: func(context.Context, string, []byte) error { return nil }}})
-	gw = &gatewaySteps{scenario: newScenario(noWay)}
-	_ = gw.apply(context.Background(), "r-kept", nil)
-	if err := gw.removeCreated(context.Background()); err != nil || len(noWay.LeftBehind()) != 1 ||
-		!strings.Contains(noWay.LeftBehind()[0], "r-kept") {
-		t.Errorf("a target with no way to remove: err %v, left behind %v; want the manifest named", err, noWay.LeftBehind())
-	}
-
-	ap := &configAppSteps{scenario: newScenario(New(Env{}))}
-	if _, err := ap.stopInstances(context.Background(), nil, scenarioErr); err != nil {
-		t.Errorf("stopInstances = %v, want nil", err)
-	}
-	if _, err := newScenario(New(Env{})).attachEvidence(context.Background(), nil, scenarioErr); err != nil {
+	if _, err := core.NewScenario(core.NewRun(nil)).AttachEvidence(context.Background(), nil, scenarioErr); err != nil {
 		t.Errorf("attachEvidence = %v, want nil", err)
 	}
 }

@@ -1,33 +1,41 @@
 // Package steps holds the godog step definitions. Steps speak HTTP and git to the target, exactly as they would to
 // any implementation; they know nothing of the reference.
 //
-// The layout:
-//   - suite.go: what scenarios share (Suite; Env: the target, described by package target's types, and the
-//     harness's hooks) and the binding of every area to a scenario; preflight.go checks the target before the run.
-//   - The core every area uses: scenario.go (a scenario's names and placeholders), placeholders.go (expansion of
-//     {name}), exchange.go (the HTTP exchange, on resty, and its evidence: request, status, body excerpt),
-//     answers.go (steps that judge the last answer, whichever area made it), wait.go (the one bounded wait).
-//   - One type per area, holding only that area's state and registering its own steps: identitySteps
-//     (identities.go: the scenario's users and clients), provisioningSteps (provisioning.go: UAA's
-//     administration API), flowSteps (flow.go, idtoken.go: the authorization code flow over HTTP, with
-//     browser.go and pages.go), checkTokenSteps (checktoken.go), fortuneSteps (fortune.go), greetingSteps
-//     (greeting.go), chromiumSteps (chromium.go: a real browser), gatewaySteps (gateway.go, with upstream.go),
-//     configServerSteps (configserver.go, with gitrepo.go) and configAppSteps (configapp.go, with quotes.go).
-//   - authserver.go and authenv.go: the authorization server's endpoints, found by discovery, its
-//     administration API, and the auth helpers its areas share.
-//   - cleanup.go: the register of what scenarios create in the target, removed when each ends; the areas
-//     register their own (gateway.go, configserver.go, provisioning_removal.go).
+// The layout, one package per area, kept apart by the compiler (harness's TestTheStepAreasImportNoOtherArea):
+//   - steps (this package): what scenarios share (Suite; Env: the target, described by package target's types,
+//     and the harness's hooks), Preflight (preflight.go: every service reachable, then each area's own checks),
+//     Verdict, and the binding of every area to each scenario (InitializeScenario). It alone imports the areas.
+//   - steps/core, the core every area uses and that imports no area: Run (what a run shares: the target, the HTTP
+//     client, the run's context), Scenario (a scenario's names, its context, which its waits end with, and its
+//     placeholders, expanded from {name}), the HTTP exchange on resty (exchange.go) with the evidence a failed
+//     scenario shows (evidence.go), the answer steps that judge the last answer whichever area made it
+//     (answers.go), the bounded waits (wait.go), the register of what scenarios create in the target, removed when
+//     each ends (cleanup.go), and BlockedError.
+//   - steps/auth: the authorization server's areas, each with its own state: identities, provisioning (UAA's
+//     administration API, and the removal of what it made), the authorization code flow over HTTP (flow, id
+//     token, walk, with browser.go and pages.go: sign-in and consent pages read by meaning), check_token and
+//     introspection, the endpoints found by discovery, and the preflight walk through the flow for each fixture.
+//   - steps/fortune: the fortune service, the greeting client's flow and the same flow in Chromium.
+//   - steps/gateway: the gateway's routes and rate limits, with the upstream the steps run.
+//   - steps/config: the configuration server with the repository the steps commit to, and the configuration
+//     client application with its quote source.
+//
+// What areas share passes as typed values the owning package exports, never as strings in the placeholder map
+// (placeholders are for the feature files) nor by embedding another area's type: the auth area's Session
+// (auth.Session: the access token the scenario's user holds, its Identity, and the flow's browser) is what the
+// fortune area knows of the user.
 package steps
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"sync"
-	"time"
 
-	"github.com/fortune-tck/fortune-tck/features"
+	"github.com/fortune-tck/fortune-tck/steps/auth"
+	"github.com/fortune-tck/fortune-tck/steps/config"
+	"github.com/fortune-tck/fortune-tck/steps/core"
+	"github.com/fortune-tck/fortune-tck/steps/fortune"
+	"github.com/fortune-tck/fortune-tck/steps/gateway"
 	"github.com/fortune-tck/fortune-tck/target"
 
 	"github.com/cucumber/godog"
@@ -45,137 +53,64 @@ type Env struct {
 	// StartApp runs one instance of the configuration client application with the application name and
 	// comma-separated profiles, ready to answer HTTP: both are fixed at start, so every scenario starts the
 	// instances it needs.
-	StartApp func(ctx context.Context, name, profiles string) (Instance, error)
+	StartApp config.StartApp
 	// Artifacts is the folder for files a run leaves for people to look at, such as screenshots.
 	Artifacts string
 }
 
-// Instance is one running instance of an application.
-type Instance interface {
-	URL() string
-	// Log is everything the instance has written to its log so far.
-	Log() string
-	Stop()
-}
+// GatewayHooks are what the harness does for the gateway steps beyond HTTP (gateway.Hooks).
+type GatewayHooks = gateway.Hooks
 
-// Suite carries what scenarios share: the HTTP client and the git workspace (cloned once, on first use).
+// Instance is one running instance of an application (config.Instance).
+type Instance = config.Instance
+
+// Suite carries what scenarios share, the run (core.Run: the target, the HTTP client, the run's context, the
+// register of what scenarios created) and the shared state of each area, and binds every area to each scenario.
 type Suite struct {
-	env  Env
-	http *http.Client
-
-	// endpoints are the authorization server's, resolved by Preflight; adminAPI and provisioner are nil
-	// without an administration API; missing are the surfaces the target lacks, with the reason.
-	endpoints   endpoints
-	discovery   *discoveryDocument
-	adminAPI    *adminAPI
-	provisioner provisioner
-	missing     map[features.Surface]string
-
-	repoOnce sync.Once
-	repo     *workspace
-	repoErr  error
-
-	quotesOnce sync.Once
-	quotes     *quoteSource
-	quotesErr  error
-
-	// cleanups are what scenarios created in the target, until they are removed (cleanup.go); admin is the
-	// admin client's token the removals of provisioned identities use (provisioning_removal.go).
-	cleanups cleanups
-	admin    adminSession
-	// ctx is the run's context (Preflight's): stopping the run (Ctrl-C) ends every wait of the steps.
-	ctx context.Context
-
-	upstreamOnce sync.Once
-	upstream     *upstream
-	upstreamErr  error
+	env     Env
+	run     *core.Run
+	auth    *auth.Server
+	gateway *gateway.Area
+	config  *config.Area
 }
 
 // New returns the step suite for a target.
 func New(env Env) *Suite {
-	if env.Target == nil {
-		env.Target = &target.Target{}
-	}
-	return &Suite{
-		env: env, missing: map[features.Surface]string{}, adminAPI: adminAPIOf(env.Target.Services.AuthServer),
-		// Redirects are answers to check, not to follow.
-		http: &http.Client{
-			Timeout: 20 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone(),
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-	}
+	run := core.NewRun(env.Target)
+	env.Target = run.Target
+	return &Suite{env: env, run: run, auth: auth.New(run), gateway: gateway.New(run, env.Gateway),
+		config: config.New(run, env.StartApp)}
 }
 
 // InitializeTestSuite is godog's TestSuiteInitializer.
 func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 	ctx.AfterSuite(func() {
-		if s.repo != nil {
-			s.repo.close()
-		}
-		if s.quotes != nil {
-			s.quotes.close()
-		}
-		if s.upstream != nil {
-			s.upstream.close()
-		}
+		s.config.Close()
+		s.gateway.Close()
 	})
 }
 
-// InitializeScenario is godog's ScenarioInitializer: a fresh scenario for every scenario, and the steps of
-// every area, each area with its own state, bound to it.
+// InitializeScenario is godog's ScenarioInitializer: a fresh scenario for every scenario, with a context of its
+// own that ends with it, and the steps of every area, each area with its own state, bound to it. What areas
+// share passes as typed values: the auth area's Session (the user's tokens, who the user is, the flow's
+// browser) to the fortune area.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
-	core := newScenario(s)
+	c := core.NewScenario(s.run)
 	trackFailedStep(sc)
 	sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
-		return ctx, core.removeCreated(ctx)
+		defer c.End()
+		return ctx, c.RemoveCreated(ctx)
 	})
-	sc.After(core.attachEvidence)
-	core.registerAnswerSteps(sc)
-	ids := newIdentitySteps(core)
-	flow := &flowSteps{scenario: core, ids: ids}
-	ids.register(sc)
-	(&provisioningSteps{identitySteps: ids}).register(sc)
-	flow.register(sc)
-	(&checkTokenSteps{flowSteps: flow}).register(sc)
-	(&fortuneSteps{scenario: core}).register(sc)
-	(&greetingSteps{flowSteps: flow}).register(sc)
-	(&chromiumSteps{scenario: core}).register(sc)
-	(&gatewaySteps{scenario: core}).register(sc)
-	(&configServerSteps{scenario: core}).register(sc)
-	(&configAppSteps{scenario: core}).register(sc)
+	sc.After(c.AttachEvidence)
+	c.RegisterAnswerSteps(sc)
+	user := s.auth.Bind(c, sc)
+	fortune.Bind(c, sc, user, s.env.Artifacts)
+	s.gateway.Bind(c, sc)
+	s.config.Bind(c, sc)
 }
 
 // services are the target's services; a nil one is not under test.
-func (s *Suite) services() *target.Services { return &s.env.Target.Services }
-
-// workspace returns the shared clone of the configuration repository.
-func (s *Suite) workspace() (*workspace, error) {
-	s.repoOnce.Do(func() {
-		s.repo, s.repoErr = openWorkspace(s.services().ConfigServer.Repository)
-	})
-	return s.repo, s.repoErr
-}
-
-// quoteSource returns the quote source the steps serve to the application, started on first use.
-func (s *Suite) quoteSource() (*quoteSource, error) {
-	s.quotesOnce.Do(func() {
-		s.quotes, s.quotesErr = startQuoteSource(s.services().ConfigApp.HarnessHost)
-	})
-	return s.quotes, s.quotesErr
-}
-
-// upstreamServer returns the upstream the steps put behind the gateway, started on first use.
-func (s *Suite) upstreamServer() (*upstream, error) {
-	s.upstreamOnce.Do(func() {
-		g := s.services().Gateway
-		if g == nil {
-			s.upstreamErr = fmt.Errorf("the target declares no gateway")
-			return
-		}
-		s.upstream, s.upstreamErr = startUpstream(g.HarnessHost)
-	})
-	return s.upstream, s.upstreamErr
-}
+func (s *Suite) services() *target.Services { return s.run.Services() }
 
 // failedStep is the first step of a scenario that failed, kept in the scenario's context.
 type failedStep struct {
@@ -206,18 +141,35 @@ func Verdict(ctx context.Context, err error) (blocked bool, cause string) {
 	}
 	f, _ := ctx.Value(failedStepKey{}).(*failedStep)
 	switch {
-	case f != nil && (f.context || IsBlocked(f.err)):
+	case f != nil && (f.context || core.IsBlocked(f.err)):
 		return true, fmt.Sprintf("at %q: %v", f.text, f.err)
-	case IsBlocked(err):
+	case core.IsBlocked(err):
 		return true, err.Error()
 	}
 	return false, ""
 }
 
-// runContext is the run's context, Background before Preflight set it.
-func (s *Suite) runContext() context.Context {
-	if s.ctx == nil {
-		return context.Background()
-	}
-	return s.ctx
-}
+// Cleanup removes what scenarios created and did not remove (a run interrupted in the middle of one), and
+// returns what went wrong.
+func (s *Suite) Cleanup(ctx context.Context) error { return s.run.Cleanup(ctx) }
+
+// LeftBehind names what the suite created in the target and could not remove, or had no way to.
+func (s *Suite) LeftBehind() []string { return s.run.LeftBehind() }
+
+// The evidence of a failed or blocked scenario in cucumber.json, as the core records it: the attachment
+// "exchanges" holds the scenario's HTTP exchanges, in order, as a JSON array of Exchange.
+type Exchange = core.ExchangeRecord
+
+const (
+	ExchangesAttachment = core.ExchangesAttachment
+	ExchangesMediaType  = core.ExchangesMediaType
+)
+
+// BlockedError stops a scenario before the behaviour it is named for (core.BlockedError).
+type BlockedError = core.BlockedError
+
+// Blockedf makes a BlockedError.
+func Blockedf(format string, args ...any) error { return core.Blockedf(format, args...) }
+
+// IsBlocked tells whether err is, or wraps, a BlockedError.
+func IsBlocked(err error) bool { return core.IsBlocked(err) }

@@ -1,0 +1,97 @@
+package auth
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// flowError is what went wrong at one step of the authorization code flow: preflight reports it as the one
+// error of the run, a scenario as its cause.
+type flowError struct {
+	step string // the authorization request, the sign-in, the consent page, ...
+	err  error
+}
+
+func (e *flowError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *flowError) Unwrap() error { return e.err }
+
+// walkToCode takes the browser through the flow for a user: the authorization request, the sign-in form, the
+// consent page when the server shows one, and the redirect back to the client with a code. It returns whether
+// a consent page was approved; each error names the step that went wrong.
+func (fl *flowSteps) walkToCode(user, password, client, scope string) (consented bool, err error) {
+	if err := fl.askForCode(client, scope, ""); err != nil {
+		return false, &flowError{"the authorization request", err}
+	}
+	if err := fl.atSignInPage(); err != nil {
+		return false, &flowError{"the authorization request", err}
+	}
+	if err := fl.signIn(user, password); err != nil {
+		return false, &flowError{"the sign-in", err}
+	}
+	if err := fl.signedIn(user); err != nil {
+		return false, &flowError{"the sign-in", err}
+	}
+	if fl.browser.redirect == nil {
+		if err := fl.approve(); err != nil {
+			return false, &flowError{"the consent page", err}
+		}
+		consented = true
+	}
+	if err := fl.sentBackWithCode(); err != nil {
+		return consented, &flowError{"the redirect back to the client", err}
+	}
+	return consented, nil
+}
+
+// exchangeAsRegistered exchanges the flow's code as the client is registered to authenticate and requires the
+// tokens: what every precondition that holds a token starts from.
+func (fl *flowSteps) exchangeAsRegistered() error {
+	if err := fl.exchangeCode(codeExchange{auth: asRegistered}); err != nil {
+		return &flowError{"the code exchange", err}
+	}
+	if fl.Last.Status != http.StatusOK {
+		return &flowError{"the code exchange", fl.Failf("the token endpoint answered %d, want 200 (are the "+
+			"client's secret and authMethod right?)", fl.Last.Status)}
+	}
+	return nil
+}
+
+// atSignInPage checks that the authorization request led to a sign-in form, and says what came instead.
+func (fl *flowSteps) atSignInPage() error {
+	b := fl.browser
+	if r := b.redirect; r != nil {
+		if q := r.Query(); q.Get("error") != "" {
+			return fmt.Errorf("the server sent the browser back to the client with error=%s (%s) instead of a "+
+				"sign-in page: is the client registered with this redirect URI, and allowed the scope %q?",
+				q.Get("error"), q.Get("error_description"), fl.asked)
+		}
+		return fmt.Errorf("the server sent the browser back to the client without a sign-in page: %s", r)
+	}
+	if b.page.Status >= 400 {
+		return fl.Failf("the authorization endpoint answered %d (an unknown client id, or a redirect URI the "+
+			"server did not register for it, is answered so)", b.page.Status)
+	}
+	if _, err := fl.signInForm(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// signedIn checks that the sign-in was accepted: the browser left the sign-in form, and no server error came.
+func (fl *flowSteps) signedIn(user string) error {
+	b := fl.browser
+	if b.redirect != nil {
+		return nil
+	}
+	if b.page.Status >= http.StatusInternalServerError {
+		return fl.Failf("after the sign-in of %s, the server answered %d", user, b.page.Status)
+	}
+	p, err := fl.page()
+	if err != nil {
+		return err
+	}
+	if f, _, _ := p.signInForm(); f != nil {
+		return fl.Failf("the server refused the password of %s (the sign-in page came back)", user)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+// Package fortune holds the steps of the fortune service and of its clients: calls to the fortune service with
+// the tokens the scenario's user holds (fortune.go), the greeting client's flow (greeting.go) and the same flow
+// in a real headless browser (chromium.go). What they know of the user, its tokens and its browser, comes from
+// the auth area's Session.
+package fortune
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/fortune-tck/fortune-tck/steps/auth"
+	"github.com/fortune-tck/fortune-tck/steps/core"
+)
+
+// fortuneSteps call the fortune service with the tokens the scenario's user holds, which the auth area's
+// Session gives them; they keep no state of their own.
+type fortuneSteps struct {
+	*core.Scenario
+	user *auth.Session
+}
+
+func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
+	sc.Step(`^the fortune service is called at "([^"]+)" with the access token$`, func(path string) error {
+		token, err := fs.user.AccessToken() // blocked, not a call without a token, when none is held
+		if err != nil {
+			return err
+		}
+		return fs.callFortune(path, token)
+	})
+	sc.Step(`^the fortune service is called at "([^"]+)" with no token$`, func(path string) error {
+		return fs.callFortune(path, "")
+	})
+	sc.Step(`^the fortune service is called at "([^"]+)" with the token "([^"]+)"$`, func(path, token string) error {
+		token, err := fs.Expand(token)
+		if err != nil {
+			return err
+		}
+		return fs.callFortune(path, token)
+	})
+	sc.Step(`^the fortune service is called at "([^"]+)" with a token signed by a key of its own$`, func(path string) error {
+		token, err := fs.forgedToken()
+		if err != nil {
+			return err
+		}
+		return fs.callFortune(path, token)
+	})
+	sc.Step(`^the fortune service is called at "([^"]+)" with the access token with its last character changed$`, func(path string) error {
+		t, err := fs.user.AccessToken()
+		if err != nil {
+			return err
+		}
+		last := "A"
+		if strings.HasSuffix(t, "A") {
+			last = "B"
+		}
+		return fs.callFortune(path, t[:len(t)-1]+last)
+	})
+	sc.Step(`^the answer is a fortune$`, fs.answerIsFortune)
+	sc.Step(`^the request is refused$`, fs.requestRefused)
+	sc.Step(`^the answer is (\d{3}) with a Bearer challenge$`, func(status int) error { return fs.bearerChallenge(status, "") })
+	sc.Step(`^the answer is (\d{3}) with a Bearer challenge with the error "([^"]+)"$`, fs.bearerChallenge)
+}
+
+// Bind registers the fortune service's, the greeting client's and Chromium's steps of one scenario, each with
+// state of its own; user is the auth area's Session of the scenario, and artifacts the folder screenshots go to.
+func Bind(c *core.Scenario, sc *godog.ScenarioContext, user *auth.Session, artifacts string) {
+	(&fortuneSteps{Scenario: c, user: user}).register(sc)
+	(&greetingSteps{Scenario: c, user: user}).register(sc)
+	(&chromiumSteps{Scenario: c, artifacts: artifacts}).register(sc)
+}
+
+func (fs *fortuneSteps) callFortune(path, token string) error {
+	f := fs.Services().Fortune
+	if f == nil {
+		return fmt.Errorf("the target declares no fortune service")
+	}
+	return fs.Send(core.Request{Method: http.MethodGet, URL: f.URL + path, Bearer: token})
+}
+
+func (fs *fortuneSteps) answerIsFortune() error {
+	a, err := fs.Answer()
+	if err != nil {
+		return err
+	}
+	if a.Status != http.StatusOK {
+		return fs.Failf("status %d, want 200 and a fortune", a.Status)
+	}
+	if ct := a.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		return fs.Failf("Content-Type %q, want text/plain", ct)
+	}
+	if strings.TrimSpace(string(a.Body)) == "" {
+		return fs.Failf("the fortune is empty")
+	}
+	return nil
+}
+
+// requestRefused accepts any refusal: the spec leaves status and body open, but a refusal is a 4xx answer.
+func (fs *fortuneSteps) requestRefused() error {
+	a, err := fs.Answer()
+	if err != nil {
+		return err
+	}
+	if a.Status < 400 || a.Status > 499 {
+		return fs.Failf("status %d, want the request refused (4xx)", a.Status)
+	}
+	return nil
+}
+
+// bearerChallenge checks an RFC 6750 refusal: the status, a Bearer challenge and its error attribute, or no
+// error attribute at all when want is empty (a request that sent no token).
+func (fs *fortuneSteps) bearerChallenge(status int, want string) error {
+	if err := fs.AnswerIs(status); err != nil {
+		return err
+	}
+	h := fs.Last.Header.Get("WWW-Authenticate")
+	if !strings.HasPrefix(strings.ToLower(h), "bearer") {
+		return fs.Failf("WWW-Authenticate is %q, want a Bearer challenge", h)
+	}
+	has := strings.Contains(h, "error=")
+	if want == "" && has {
+		return fs.Failf("WWW-Authenticate is %q: without a token there is no error to report (RFC 6750 3.1)", h)
+	}
+	if want != "" && !strings.Contains(h, fmt.Sprintf(`error="%s"`, want)) {
+		return fs.Failf("WWW-Authenticate is %q, want error=%q", h, want)
+	}
+	return nil
+}
+
+// forgedToken is a well-formed RS256 JWT with every claim a real token has, signed by a key the
+// authorization server never saw: a resource server that accepts it does not validate tokens.
+func (fs *fortuneSteps) forgedToken() (string, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	now, who := time.Now().Unix(), fs.user.Identity()
+	header := map[string]string{"alg": "RS256", "typ": "JWT", "kid": "tck-" + core.RandomID()}
+	claims := map[string]any{
+		"jti": core.RandomID(), "sub": who.UserID, "user_id": who.UserID, "user_name": who.User,
+		"client_id": who.Client, "cid": who.Client, "azp": who.Client,
+		"scope": []string{"openid", "fortunes.read"}, "aud": []string{who.Client, "openid", "fortunes"},
+		"iss": who.Issuer, "iat": now, "exp": now + 3600, "grant_type": "authorization_code",
+	}
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	signing := enc(header) + "." + enc(claims)
+	sum := sha256.Sum256([]byte(signing))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	if err != nil {
+		return "", err
+	}
+	return signing + "." + base64.RawURLEncoding.EncodeToString(sig), nil
+}
