@@ -18,7 +18,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   Each scenario runs an upstream that counts the requests it receives, and applies the policies of
   features/testdata/gateway/ under names of its own: {route} is the scenario's route and {host} the host it
-  serves; {other_route} and {other_host} are a second route and its host; {user} is a value of x-user-id no
+  serves; {other_route} and {other_host} are a second route and its host; {caller} is a value of x-user-id no
   other scenario sends; every request carries an x-request-id of its own, written {request_id} for the request
   a step names. A policy applies to the route a step names once every gateway instance enforces it there (the
   other routes a policy names are awaited as long, and the outcome steps judge them); the scenario's requests
@@ -32,7 +32,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-3.2 @spec-3.2-remaining-n @spec-3.2-remaining-0 @spec-8.3 @spec-8.4-x-ratelimit-limit @spec-8.4-x-ratelimit-remaining @spec-8.4-x-ratelimit-reset @spec-7 @spec-7-rate-limited @spec-2.7-apiVersion @spec-2.7-kind @spec-2.7-spec.rateLimit.type @spec-2.7-spec.rateLimit.global.rules @spec-2.7-rules.limit.requests @spec-9.1
   Scenario: 3 per Minute: requests 1 to 3 pass with 2, 1 and 0 left; request 4 gets 429 and does not reach the upstream
     Given the policy "three-per-minute.yaml" applies to the route
-    When 4 requests with "x-user-id: {user}" are sent to the route
+    When 4 requests with "x-user-id: {caller}" are sent to the route
     Then request 1 passes with x-ratelimit-remaining "2"
     And request 2 passes with x-ratelimit-remaining "1"
     And request 3 passes with x-ratelimit-remaining "0"
@@ -49,15 +49,15 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-3.2-window-elapses @spec-8.4-x-ratelimit-reset @spec-2.7-rules.limit.unit
   Scenario: x-ratelimit-reset is the number of seconds until the Minute window ends
     Given the policy "three-per-minute.yaml" applies to the route
-    When 1 request with "x-user-id: {user}" is sent to the route
+    When 1 request with "x-user-id: {caller}" is sent to the route
     Then request 1 passes with x-ratelimit-remaining "2"
     And the x-ratelimit-reset of request 1 is the number of seconds left in its 60-second window
 
   @spec-8.2 @spec-5.6 @spec-2.7-rules.clientSelectors @spec-2.7-clientSelectors.headers @spec-2.7-headers.type @spec-2.7-headers.name
   Scenario: Distinct gives each x-user-id its own counter
     Given the policy "three-per-minute.yaml" applies to the route
-    When 4 requests with "x-user-id: {user}-a" are sent to the route
-    And 1 request with "x-user-id: {user}-b" is sent to the route
+    When 4 requests with "x-user-id: {caller}-a" are sent to the route
+    And 1 request with "x-user-id: {caller}-b" is sent to the route
     Then request 3 passes with x-ratelimit-remaining "0"
     And request 4 is answered 429
     And request 5 passes with x-ratelimit-remaining "2"
@@ -65,11 +65,11 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-2.7-headers.type @capability-gateway.exact-headers
   Scenario: An Exact header selector limits only the requests with exactly its value
     Given the policy "gold-tier.yaml" applies to the route
-    When 3 requests with "x-user-id: {user}" and "x-tier: gold" are sent to the route
+    When 3 requests with "x-user-id: {caller}" and "x-tier: gold" are sent to the route
     Then request 1 passes with x-ratelimit-remaining "1"
     And request 2 passes with x-ratelimit-remaining "0"
     And request 3 is answered 429
-    When 3 requests with "x-user-id: {user}" and "x-tier: silver" are sent to the route
+    When 3 requests with "x-user-id: {caller}" and "x-tier: silver" are sent to the route
     Then requests 4 to 6 pass without rate-limit headers
     And the upstream received 5 requests for the route
 
@@ -83,7 +83,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-8.1 @spec-8.2 @spec-8.4-x-ratelimit-remaining
   Scenario: Without clientSelectors one counter serves the whole route, whatever the headers
     Given the policy "five-per-minute-per-route.yaml" applies to the route
-    When requests with "x-user-id: {user}-a" and "x-user-id: {user}-b" in turn are sent to the route until one is answered 429, 6 at most
+    When requests with "x-user-id: {caller}-a" and "x-user-id: {caller}-b" in turn are sent to the route until one is answered 429, 6 at most
     Then requests 1 and 2 pass
     And each request before the last passes with an x-ratelimit-remaining one less than the request before it
     And the last request is answered 429 with the header "x-ratelimit-limit" "5, 5;w=60"
@@ -93,9 +93,9 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   Scenario: A policy limits the route its targetRefs name and no other
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
     And the policy "three-per-minute-for-other-route.yaml" applies to the route "{other_route}"
-    When 4 requests with "x-user-id: {user}" are sent to the route
+    When 4 requests with "x-user-id: {caller}" are sent to the route
     Then requests 1 to 4 pass without rate-limit headers
-    When 4 requests with "x-user-id: {user}" are sent to the route "{other_route}"
+    When 4 requests with "x-user-id: {caller}" are sent to the route "{other_route}"
     Then request 7 passes with x-ratelimit-remaining "0"
     And request 8 is answered 429
     And the upstream received 4 requests for the route
@@ -105,8 +105,8 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   Scenario: A policy that names two routes limits each of them, each with a counter of its own
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
     And the policy "three-per-minute-for-both-routes.yaml" applies to the route
-    When 4 requests with "x-user-id: {user}" are sent to the route
-    And 4 requests with "x-user-id: {user}" are sent to the route "{other_route}"
+    When 4 requests with "x-user-id: {caller}" are sent to the route
+    And 4 requests with "x-user-id: {caller}" are sent to the route "{other_route}"
     Then request 3 passes with x-ratelimit-remaining "0"
     And request 4 is answered 429
     And request 5 passes with x-ratelimit-remaining "2"
@@ -121,24 +121,24 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
     When the invalid policy "without-requests.yaml" is offered for the route
     And the policy "three-per-minute-for-other-route.yaml" applies to the route "{other_route}"
-    And 4 requests with "x-user-id: {user}" are sent to the route
+    And 4 requests with "x-user-id: {caller}" are sent to the route
     Then requests 1 to 4 pass without rate-limit headers
     And the upstream received 4 requests for the route
 
   @spec-3.2-window-elapses @spec-2.7-rules.limit.unit @capability-gateway.all-units
   Scenario: When a Second window elapses the counter starts again
     Given the policy "one-per-second.yaml" applies to the route
-    When 2 requests with "x-user-id: {user}" are sent to the route within one Second window
+    When 2 requests with "x-user-id: {caller}" are sent to the route within one Second window
     Then request 1 passes with x-ratelimit-remaining "0"
     And request 2 is answered 429
     When the x-ratelimit-reset of request 2 has elapsed
-    And 1 request with "x-user-id: {user}" is sent to the route
+    And 1 request with "x-user-id: {caller}" is sent to the route
     Then request 3 passes with x-ratelimit-remaining "0"
 
   @spec-2.7-rules.limit.unit @spec-8.4-x-ratelimit-limit @spec-8.4-x-ratelimit-reset @capability-gateway.all-units
   Scenario: An Hour limit has a 3600-second window, reset at the full hour
     Given the policy "two-per-hour.yaml" applies to the route
-    When 3 requests with "x-user-id: {user}" are sent to the route
+    When 3 requests with "x-user-id: {caller}" are sent to the route
     Then request 1 passes with x-ratelimit-remaining "1"
     And request 2 passes with x-ratelimit-remaining "0"
     And request 3 is answered 429
@@ -148,7 +148,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-4.6 @capability-gateway.https
   Scenario Outline: <method> over HTTPS is limited the same way
     Given the policy "three-per-minute.yaml" applies to the route
-    When 4 <method> requests with "x-user-id: {user}" are sent to the route over HTTPS
+    When 4 <method> requests with "x-user-id: {caller}" are sent to the route over HTTPS
     Then request 1 passes with x-ratelimit-remaining "2"
     And request 2 passes with x-ratelimit-remaining "1"
     And request 3 passes with x-ratelimit-remaining "0"
@@ -162,7 +162,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-8.1 @capability-gateway.instances
   Scenario: Two gateway instances share one Global counter
     Given the policy "three-per-minute.yaml" applies to the route
-    When 4 requests with "x-user-id: {user}" are sent to the route, alternately through instances 1 and 2
+    When 4 requests with "x-user-id: {caller}" are sent to the route, alternately through instances 1 and 2
     Then request 1 passes with x-ratelimit-remaining "2"
     And request 2 passes with x-ratelimit-remaining "1"
     And request 3 passes with x-ratelimit-remaining "0"
@@ -172,7 +172,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-6.3 @capability-gateway.access-log
   Scenario: The access log line of a request stopped by the limit
     Given the policy "three-per-minute.yaml" applies to the route
-    When 4 requests with "x-user-id: {user}" are sent to the route
+    When 4 requests with "x-user-id: {caller}" are sent to the route
     Then request 4 is answered 429
     And the access log line of request 4 has:
       | field                     | value                  |

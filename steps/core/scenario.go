@@ -2,12 +2,12 @@ package core
 
 import (
 	"context"
-
 	"crypto/rand"
 	"encoding/hex"
-	"github.com/fortune-tck/fortune-tck/target"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // Scenario is the core every area's steps share: the run, the scenario's context, its placeholders and its

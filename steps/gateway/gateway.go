@@ -122,10 +122,17 @@ type sendOptions struct {
 	turns   []map[string]string
 }
 
-func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
+// start gives the scenario its routes, its client and the placeholders of the gateway feature. They are the
+// gateway's own ({caller}, not the authorization server's {user}): a target may declare a gateway alone.
+func (gw *gatewaySteps) start() {
 	gw.routes = map[string]string{}
 	gw.client = core.NewRestyClient(gatewayClient, gw.Record)
 	gw.Vars["other_route"], gw.Vars["other_host"] = gw.Names.Route+"-other", "other-"+gw.Names.Host
+	gw.Vars["caller"] = "tck-caller-" + gw.ID()
+}
+
+func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
+	gw.start()
 	sc.Step(`^an upstream that counts the requests it receives$`, gw.upstreamRuns)
 	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, gw.routeToUpstream)
 	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, gw.applyPolicy)

@@ -3,9 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/steps/core"
 )
 
@@ -54,5 +57,31 @@ func TestRemovingManifestsReturnsOnlyItsOwnErrors(t *testing.T) {
 	if err := gw.RemoveCreated(context.Background()); err != nil || len(noWayRun.LeftBehind()) != 1 ||
 		!strings.Contains(noWayRun.LeftBehind()[0], "r-kept") {
 		t.Errorf("a target with no way to remove: err %v, left behind %v; want the manifest named", err, noWayRun.LeftBehind())
+	}
+}
+
+// Every placeholder the gateway feature names is known to a scenario of a target that declares the gateway
+// alone (it once used the authorization server's {user}, unknown without one), or is set by a step
+// ({request_id}).
+func TestTheGatewayFeatureNeedsNoOtherArea(t *testing.T) {
+	text, err := fs.ReadFile(features.FS, "gateway/ratelimit.feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := core.NewRun(nil)
+	gw := &gatewaySteps{Scenario: core.NewScenario(run), area: New(run, Hooks{})}
+	gw.start()
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\{[a-z_]+\}`).FindAllString(string(text), -1) {
+		if seen[m] || m == "{request_id}" {
+			continue
+		}
+		seen[m] = true
+		if _, err := gw.Expand(m); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("found only %v in the feature: the test reads the wrong file", seen)
 	}
 }
