@@ -16,6 +16,16 @@
 // logged); with no copy at all the answer is 503 Service Unavailable (404 when
 // the remote says the repository does not exist).
 //
+// The local copy is a bare repository kept as git keeps one: a repository
+// on this machine is copied without a git transport (copy.go), reading of
+// each new commit only what it changed against its parents (a tree diff,
+// entry by entry in the stored trees), so that the first request after a
+// one-file commit costs about the same with 10 files or 10,000. A copy of
+// few objects is written loose (a commit's loose files as they are), a
+// larger one as a pack, trees as deltas; loose objects are packed aside
+// once there are many, packs merged once there are many (store.go). The
+// copy stays about the size of the repository packed by git.
+//
 // Answers for an unchanged commit come from a cache keyed by commit id,
 // application and profiles; parsed files are cached by blob hash. Both caches
 // are bounded LRUs.

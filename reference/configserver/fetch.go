@@ -8,7 +8,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -152,26 +151,4 @@ func (m *mirror) localRefs() map[plumbing.ReferenceName]plumbing.Hash {
 		return nil
 	})
 	return local
-}
-
-// repackIfNeeded keeps object lookups fast: every fetch that brings commits
-// adds a pack, and go-git searches packs one by one.
-func (m *mirror) repackIfNeeded() {
-	packed, ok := m.repo.Storer.(storer.PackedObjectStorer)
-	if !ok {
-		return
-	}
-	if packs, err := packed.ObjectPacks(); !m.forceRepack && (err != nil || len(packs) <= maxPacks) {
-		return
-	}
-	m.forceRepack = false
-	if err := m.repo.RepackObjects(&git.RepackConfig{}); err != nil {
-		m.log.Warn("repacking the local copy failed", "err", err)
-	}
-	// go-git's storage keeps state about the packs it replaced; reopen.
-	if repo, err := git.PlainOpen(m.dir); err == nil {
-		m.repo = repo
-	} else {
-		m.log.Warn("reopening the local copy after repacking failed", "err", err)
-	}
 }

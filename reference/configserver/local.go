@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // refMap is branches and tags under the mirror's names
@@ -20,10 +22,8 @@ type refMap = map[plumbing.ReferenceName]plumbing.Hash
 // source is a repository on this machine (a path or a file:// URL). Its
 // refs are read from its files on every check, a few small reads rather
 // than a fetch, and the objects of a changed ref are copied into the
-// mirror without any git transport: go-git's transports are process-wide,
-// and a library must not change process-wide state. The repository is
-// opened afresh for each copy: go-git loads a repository's pack indexes
-// once, so an open repository would not see packs pushed later.
+// mirror without any git transport (copy.go): go-git's transports are
+// process-wide, and a library must not change process-wide state.
 type source struct {
 	path  string
 	files *refScanner
@@ -73,6 +73,38 @@ func (s *source) repoRefs() (refMap, error) {
 	return refs, nil
 }
 
+// objects reads the source's objects: loose ones from their files, the
+// others through go-git with a bounded cache, opened on first need (a
+// commit just made is all loose) and afresh for each copy, since go-git
+// loads a repository's pack indexes once and would not see packs pushed
+// later.
+func (s *source) objects() *objectStore {
+	dir := ""
+	if s.files.found != nil {
+		dir = s.files.found.dir
+	}
+	st := &objectStore{open: func() (storer.EncodedObjectStorer, func(), error) {
+		if dir == "" {
+			repo, err := s.open()
+			if err != nil {
+				return nil, nil, err
+			}
+			return repo.Storer, func() {}, nil
+		}
+		fs := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(sourceCacheBytes), filesystem.Options{KeepDescriptors: true})
+		return fs, func() { _ = fs.Close() }, nil
+	}}
+	if dir != "" {
+		st.objects = filepath.Join(dir, "objects")
+	}
+	return st
+}
+
+// sourceCacheBytes bounds go-git's cache of the source's objects during a
+// copy: the bases of a chain of deltas of a tree, each resolved once when
+// a history is read in order (40 versions of a tree of 10,000 entries).
+const sourceCacheBytes = 16 * cache.MiByte
+
 // open opens the repository; a missing one is ErrRepositoryNotFound, which
 // the server answers 404 as Spring does.
 func (s *source) open() (*git.Repository, error) {
@@ -120,28 +152,46 @@ func (m *mirror) applyLocal() error {
 		m.source.remember(known)
 		return nil
 	}
-	src, err := m.source.open()
-	if err != nil {
+	if err := m.copyLocal(refs); err != nil {
 		return err
-	}
-	c := copier{src: src.Storer, dst: m.repo.Storer, seen: map[plumbing.Hash]bool{}}
-	for _, h := range refs {
-		if err := c.object(h); err != nil {
-			return fmt.Errorf("copying from %s: %w", m.source.path, err)
-		}
 	}
 	if err := m.setRefs(refs); err != nil {
 		return err
 	}
 	m.source.remember(m.known.Load())
 	m.hasCopy.Store(true)
+	m.maintain()
+	return nil
+}
+
+// copyLocal copies into the mirror what refs reach and it lacks: the
+// changes of each new commit (copier), written loose when few, else as a
+// pack; the caller holds mu.
+func (m *mirror) copyLocal(refs refMap) error {
+	src := m.source.objects()
+	defer src.close()
+	sink := &objectSink{objects: m.objectsDir(), limit: unpackLimit, src: src}
+	c := m.newCopier(src, m.hasObject, sink)
+	tips := make([]plumbing.Hash, 0, len(refs))
+	for _, h := range refs {
+		tips = append(tips, h)
+	}
+	err := c.copy(tips)
+	if err == nil {
+		err = sink.finish()
+	}
+	if err != nil {
+		sink.abort()
+		return fmt.Errorf("copying from %s: %w", m.source.path, err)
+	}
+	m.stored(sink)
 	return nil
 }
 
 // setRefs makes the mirror's branches and tags exactly refs (pruning the
 // others) and remembers them; the caller holds mu.
 func (m *mirror) setRefs(refs refMap) error {
-	for name := range m.localRefs() {
+	for name := range *m.known.Load() {
 		if _, ok := refs[name]; !ok {
 			if err := m.repo.Storer.RemoveReference(name); err != nil {
 				return err
@@ -157,68 +207,5 @@ func (m *mirror) setRefs(refs refMap) error {
 		}
 	}
 	m.known.Store(&refs)
-	return nil
-}
-
-// copier copies objects and everything they reach that the destination
-// lacks. An object is written after all it reaches, so the destination
-// holding an object means it holds its whole history: the walk stops there.
-type copier struct {
-	src, dst storer.EncodedObjectStorer
-	seen     map[plumbing.Hash]bool
-}
-
-func (c *copier) object(h plumbing.Hash) error {
-	if c.seen[h] {
-		return nil
-	}
-	c.seen[h] = true
-	if c.dst.HasEncodedObject(h) == nil {
-		return nil
-	}
-	obj, err := c.src.EncodedObject(plumbing.AnyObject, h)
-	if err != nil {
-		return fmt.Errorf("object %s: %w", h, err)
-	}
-	if err := c.reached(obj); err != nil {
-		return err
-	}
-	_, err = c.dst.SetEncodedObject(obj)
-	return err
-}
-
-// reached copies what obj points to: a commit's parents and tree, a tree's
-// entries (not submodules: their commits live elsewhere), a tag's target.
-func (c *copier) reached(obj plumbing.EncodedObject) error {
-	var next []plumbing.Hash
-	switch obj.Type() {
-	case plumbing.CommitObject:
-		var commit object.Commit
-		if err := commit.Decode(obj); err != nil {
-			return err
-		}
-		next = append(commit.ParentHashes, commit.TreeHash)
-	case plumbing.TreeObject:
-		var tree object.Tree
-		if err := tree.Decode(obj); err != nil {
-			return err
-		}
-		for _, e := range tree.Entries {
-			if e.Mode != filemode.Submodule {
-				next = append(next, e.Hash)
-			}
-		}
-	case plumbing.TagObject:
-		var tag object.Tag
-		if err := tag.Decode(obj); err != nil {
-			return err
-		}
-		next = append(next, tag.Target)
-	}
-	for _, h := range next {
-		if err := c.object(h); err != nil {
-			return err
-		}
-	}
 	return nil
 }

@@ -15,8 +15,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
@@ -28,7 +26,6 @@ const MaxFileSize = 4 << 20
 const (
 	remoteName  = "origin"
 	maxFileSize = MaxFileSize
-	maxPacks    = 32 // repack the mirror when fetches have left more packs
 )
 
 var refSpecs = []config.RefSpec{
@@ -49,7 +46,13 @@ type mirror struct {
 
 	mu          sync.Mutex
 	repo        *git.Repository
-	forceRepack bool // a refetch left the old history's objects behind
+	forceRepack bool       // a refetch left the old history's objects behind
+	trees       *treeCache // trees read lately, by the copy and by lookups
+	// looseN and looseBytes count the loose objects, which are packed
+	// once there are many (store.go), aside while packing is set.
+	looseN, looseBytes int64
+	packing            bool
+	background         sync.WaitGroup // packing aside
 
 	// source is the repository itself when it is on this machine: read
 	// directly, never fetched. Nil for a remote.
@@ -79,7 +82,7 @@ func openMirror(dir, remote string) (*git.Repository, error) {
 	if err != nil || len(origin.Config().URLs) == 0 || origin.Config().URLs[0] != remote {
 		return nil, fmt.Errorf("base directory %s holds a different repository than %s; choose another base directory", dir, remote)
 	}
-	return repo, nil
+	return openCopy(dir)
 }
 
 func initMirror(dir, remote string) (*git.Repository, error) {
@@ -94,7 +97,7 @@ func initMirror(dir, remote string) (*git.Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring the local copy in %s: %w", dir, err)
 	}
-	return repo, nil
+	return openCopy(dir)
 }
 
 // holdsCommits reports whether an earlier run already fetched something, so a
@@ -174,6 +177,8 @@ type treeFile struct {
 
 // lookup returns, for each group of alternative names, the first that is a
 // regular file in the commit's tree; groups with no such file are skipped.
+// The tree comes from the tree cache after a copy: the first request after
+// a commit does not read the tree the copy just read.
 func (m *mirror) lookup(commit plumbing.Hash, groups [][]string) ([]treeFile, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -181,27 +186,47 @@ func (m *mirror) lookup(commit plumbing.Hash, groups [][]string) ([]treeFile, er
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
 	}
-	tree, err := c.Tree()
+	tree, err := m.treeAt(c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tree of commit %s: %w", commit, err)
 	}
 	var files []treeFile
 	for _, names := range groups {
-		if f, ok := findFile(tree, names); ok {
+		if f, ok := m.findFile(tree, names); ok {
 			files = append(files, f)
 		}
 	}
 	return files, nil
 }
 
-func findFile(tree *object.Tree, names []string) (treeFile, bool) {
+func (m *mirror) findFile(tree *gitTree, names []string) (treeFile, bool) {
 	for _, name := range names {
-		e, err := tree.FindEntry(name)
-		if err == nil && (e.Mode.IsRegular() || e.Mode == filemode.Executable) {
-			return treeFile{name: name, hash: e.Hash}, true
+		if h, ok := m.fileAt(tree, name); ok {
+			return treeFile{name: name, hash: h}, true
 		}
 	}
 	return treeFile{}, false
+}
+
+// fileAt finds the regular file at path ("a/b.yml") under t.
+func (m *mirror) fileAt(t *gitTree, path string) (plumbing.Hash, bool) {
+	for {
+		name, rest, inDir := strings.Cut(path, "/")
+		i, ok := t.find([]byte(name))
+		switch {
+		case !ok:
+			return plumbing.ZeroHash, false
+		case !inDir:
+			return t.hashAt(i), regularFile(t.mode(i))
+		case !t.isDir(i):
+			return plumbing.ZeroHash, false
+		}
+		sub, err := m.treeAt(t.hashAt(i))
+		if err != nil {
+			return plumbing.ZeroHash, false
+		}
+		t, path = sub, rest
+	}
 }
 
 // blob reads a file's content, refusing files too large to be configuration.

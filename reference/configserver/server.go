@@ -134,6 +134,10 @@ func (s *Server) openMirror(opts Options, remote string) (*mirror, error) {
 		timeout: cmp.Or(opts.FetchTimeout, DefaultFetchTimeout),
 		log:     s.log,
 		repo:    repo,
+		trees:   newTreeCache(treeCacheBytes),
+	}
+	if err := m.countLoose(); err != nil {
+		return nil, fmt.Errorf("configserver: %w", err)
 	}
 	m.fetches.fn = m.fetch
 	if isLocal(opts.URI) {
@@ -146,8 +150,12 @@ func (s *Server) openMirror(opts Options, remote string) (*mirror, error) {
 	return m, nil
 }
 
-// Close removes the temporary base directory, if New created one.
+// Close waits for the local copy's packing, if any is under way, and
+// removes the temporary base directory, if New created one.
 func (s *Server) Close() error {
+	if s.mirror != nil {
+		s.mirror.background.Wait()
+	}
 	if s.tempDir == "" {
 		return nil
 	}

@@ -1,0 +1,450 @@
+package configserver
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// TestCopyFollowsEveryKindOfChange commits changes of every kind and
+// checks after each that the local copy holds what a full copy would: the
+// tip of every branch and tag has the same files, modes and contents as in
+// the repository (read by go-git, not by the copy's own code), git fsck
+// finds every object of the history, and the answers are those of a server
+// that copies everything at start.
+func TestCopyFollowsEveryKindOfChange(t *testing.T) {
+	o := newOrigin(t, map[string]string{
+		"application.yml":      "shared: 1\n",
+		"app.yml":              "k: 1\n",
+		"app-dev.yml":          "k: dev\n",
+		"config/app.yml":       "nested: 1\n",
+		"config/deep/app.yml":  "deeper: 1\n",
+		"other/one.yml":        "one: 1\n",
+		"other/two/three.yml":  "three: 3\n",
+		"executable/run.yml":   "run: 1\n",
+		"renamed/original.yml": "moved: 1\n",
+	})
+	s := newServer(t, Options{URI: o.dir, BaseDir: filepath.Join(t.TempDir(), "base")})
+	check := func(step string) {
+		t.Helper()
+		assertCopyMatches(t, step, s, o)
+	}
+	check("start")
+
+	o.commit(map[string]string{"app-prod.yml": "k: prod\n", "config/new/app.yml": "fresh: 1\n"})
+	check("files added")
+	o.commit(map[string]string{"app.yml": "k: 2\n", "config/deep/app.yml": "deeper: 2\n"})
+	check("files changed")
+	o.commit(map[string]string{"app-dev.yml": "", "config/app.yml": ""})
+	check("files deleted")
+	o.commit(map[string]string{"renamed/original.yml": "", "renamed/again/moved.yml": "moved: 1\n"})
+	check("a file renamed")
+	o.commit(map[string]string{"other/one.yml": "", "other/two/three.yml": ""})
+	check("a directory removed")
+	o.commit(map[string]string{"app.yml": "k: 1\n"})
+	check("a file back to an earlier content")
+	o.checkout("feature", true)
+	o.commit(map[string]string{"app.yml": "k: feature\n"})
+	o.tag("v1", true)
+	o.checkout("master", false)
+	o.commit(map[string]string{"app.yml": "k: 3\n"})
+	check("a branch and an annotated tag")
+
+	// A commit rewriting every file, with enough objects to be copied as a
+	// pack rather than loose objects.
+	all := map[string]string{}
+	for i := range unpackLimit + 20 {
+		all[fmt.Sprintf("many/f%03d.yml", i)] = fmt.Sprintf("v: %d\n", i)
+	}
+	o.commit(all)
+	for name := range all {
+		all[name] += "rewritten: true\n"
+	}
+	all["app.yml"] = "k: rewritten\n"
+	o.commit(all)
+	check("a commit rewriting every file")
+
+	// A force-push to an unrelated history: master now names a commit that
+	// shares nothing with the one before.
+	orphan := orphanCommit(t, o, map[string]string{"app.yml": "k: unrelated\n", "dir/x.yml": "x: 1\n"})
+	setBranch(t, o, "master", orphan)
+	check("a force-push to an unrelated history")
+}
+
+// assertCopyMatches compares the local copy with the repository and the
+// server's answers with those of a server started afresh.
+func assertCopyMatches(t *testing.T, step string, s *Server, o *origin) {
+	t.Helper()
+	paths := []string{"/app/default", "/app/dev", "/app/prod", "/app/default/feature", "/app/default/v1",
+		"/config(_)deep(_)app/default", "/config(_)new(_)app/default", "/other(_)two(_)three/default",
+		"/renamed(_)again(_)moved/default", "/many(_)f007/default", "/dir(_)x/default", "/app-default.properties"}
+	answer := func(h http.Handler, p string) string {
+		rec := get(h, p)
+		return fmt.Sprint(rec.Code, " ", timestamp.ReplaceAllString(rec.Body.String(), ""))
+	}
+	fresh := newServer(t, Options{URI: o.dir, BaseDir: filepath.Join(t.TempDir(), "fresh")})
+	for _, p := range paths {
+		if got, want := answer(s, p), answer(fresh, p); got != want {
+			t.Errorf("%s: GET %s\n got %s\nwant %s", step, p, got, want)
+		}
+	}
+
+	mirror, err := git.PlainOpen(s.mirror.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := git.PlainOpen(o.dir) // afresh: go-git reads the list of packs once
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := map[string]plumbing.Hash{}
+	iter, _ := repo.References()
+	_ = iter.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() == plumbing.HashReference && (r.Name().IsBranch() || r.Name().IsTag()) {
+			refs[r.Name().String()] = r.Hash()
+		}
+		return nil
+	})
+	for name, h := range refs {
+		mirrored := plumbing.ReferenceName(strings.Replace(name, "refs/heads/", "refs/remotes/origin/", 1))
+		r, err := mirror.Reference(mirrored, false)
+		if err != nil || r.Hash() != h {
+			t.Errorf("%s: %s is %v (%v) in the copy, %s in the repository", step, mirrored, r, err, h)
+			continue
+		}
+		if want, got := files(t, repo, h), files(t, mirror, h); !maps.Equal(want, got) {
+			t.Errorf("%s: the files of %s differ:\n got %v\nwant %v", step, name, got, want)
+		}
+	}
+	fsck(t, step, s.mirror.dir)
+}
+
+var timestamp = regexp.MustCompile(`"timestamp":"[^"]*"`)
+
+// files lists every file of the commit (or tag) h with its mode and
+// content, read by go-git.
+func files(t *testing.T, repo *git.Repository, h plumbing.Hash) map[string]string {
+	t.Helper()
+	if tag, err := repo.TagObject(h); err == nil {
+		h = tag.Target
+	}
+	c, err := repo.CommitObject(h)
+	if err != nil {
+		t.Fatalf("commit %s: %v", h, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		t.Fatalf("tree of %s: %v", h, err)
+	}
+	out := map[string]string{}
+	err = tree.Files().ForEach(func(f *object.File) error {
+		content, err := f.Contents()
+		out[f.Name] = fmt.Sprint(f.Mode, " ", content)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("files of %s: %v", h, err)
+	}
+	return out
+}
+
+// fsck has git check every object the copy's refs reach, and its packs.
+func fsck(t *testing.T, step, dir string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "fsck", "--full", "--strict", "--no-dangling").CombinedOutput()
+	if err != nil {
+		t.Errorf("%s: git fsck of the copy: %v\n%s", step, err, out)
+	}
+}
+
+// orphanCommit commits files as a root commit, sharing nothing with the
+// repository's history, and returns it; no branch moves.
+func orphanCommit(t *testing.T, o *origin, files map[string]string) plumbing.Hash {
+	t.Helper()
+	tree := storeTree(t, o.repo, files)
+	c := &object.Commit{
+		Author:   object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1800000000, 0)},
+		Message:  "unrelated",
+		TreeHash: tree,
+	}
+	c.Committer = c.Author
+	return storeObject(t, o.repo, c)
+}
+
+// blobsStored are the blobs storeTree wrote, by repository and content.
+var blobsStored = map[*git.Repository]map[string]plumbing.Hash{}
+
+// storeTree stores files (nested by their paths) and returns the root tree.
+func storeTree(t *testing.T, repo *git.Repository, files map[string]string) plumbing.Hash {
+	t.Helper()
+	type dir struct {
+		files map[string]string
+		dirs  map[string]map[string]string
+	}
+	d := dir{files: map[string]string{}, dirs: map[string]map[string]string{}}
+	for name, content := range files {
+		if first, rest, ok := strings.Cut(name, "/"); ok {
+			if d.dirs[first] == nil {
+				d.dirs[first] = map[string]string{}
+			}
+			d.dirs[first][rest] = content
+		} else {
+			d.files[name] = content
+		}
+	}
+	tree := &object.Tree{}
+	if blobsStored[repo] == nil {
+		blobsStored[repo] = map[string]plumbing.Hash{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.files)) {
+		h, ok := blobsStored[repo][d.files[name]]
+		if !ok {
+			blob := repo.Storer.NewEncodedObject()
+			blob.SetType(plumbing.BlobObject)
+			w, _ := blob.Writer()
+			_, _ = io.WriteString(w, d.files[name])
+			_ = w.Close()
+			var err error
+			if h, err = repo.Storer.SetEncodedObject(blob); err != nil {
+				t.Fatal(err)
+			}
+			blobsStored[repo][d.files[name]] = h
+		}
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
+	}
+	for name, sub := range d.dirs {
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: storeTree(t, repo, sub)})
+	}
+	slices.SortFunc(tree.Entries, func(a, b object.TreeEntry) int {
+		return compareNames([]byte(a.Name), a.Mode == filemode.Dir, []byte(b.Name), b.Mode == filemode.Dir)
+	})
+	return storeObject(t, repo, tree)
+}
+
+func storeObject(t *testing.T, repo *git.Repository, o interface {
+	Encode(plumbing.EncodedObject) error
+}) plumbing.Hash {
+	t.Helper()
+	obj := repo.Storer.NewEncodedObject()
+	if err := o.Encode(obj); err != nil {
+		t.Fatal(err)
+	}
+	h, err := repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func setBranch(t testing.TB, o *origin, branch string, h plumbing.Hash) {
+	t.Helper()
+	if err := o.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), h)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLocalCopyIsPacked: a history copied at start is one pack, as a
+// fetch leaves it, not one file per object; the loose objects of later
+// commits are packed once there are many, and the packs merged once there
+// are many; the copy stays about the size of the repository packed by git.
+func TestLocalCopyIsPacked(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+	// 120 commits of 30 files, each changing one, then packed by git as a
+	// pushed repository is.
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("app%02d.yml", i)] = fmt.Sprintf("greeting:\n  message: hello %d\n", i)
+	}
+	history := []map[string]string{maps.Clone(files)}
+	for i := range 120 {
+		history = append(history, map[string]string{fmt.Sprintf("app%02d.yml", i%30): fmt.Sprintf("greeting:\n  message: hello %d\nversion: %d\n", i%30, i)})
+	}
+	importCommits(t, o, history...)
+	if out, err := exec.Command("git", "-C", o.dir, "gc", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git gc: %v %s", err, out)
+	}
+	s := newServer(t, Options{URI: o.dir})
+	loose, _, _ := listLoose(s.mirror.objectsDir())
+	if packs := packsOf(t, s); len(loose) != 0 || len(packs) != 1 {
+		t.Fatalf("after start: %d loose objects and %d packs, want none and one", len(loose), len(packs))
+	}
+	if mine, theirs := dirSize(t, s.mirror.objectsDir()), dirSize(t, filepath.Join(o.dir, ".git", "objects")); mine > 2*theirs {
+		t.Errorf("the copy holds %d bytes of objects; the repository, packed by git, %d", mine, theirs)
+	}
+
+	// Small commits (8 files, 10 objects): loose at first, packed once
+	// there are many.
+	for i := range maxLoose/10 + 5 {
+		small := map[string]string{}
+		for k := range 8 {
+			small[fmt.Sprintf("app%02d.yml", k)] = fmt.Sprintf("k: %d\nfile: %d\n", i, k)
+		}
+		h := importCommits(t, o, small)
+		if e := getEnv(t, s, "/app00/default"); e.Version != h.String() {
+			t.Fatalf("commit %d: served %s, want %s", i, e.Version, h)
+		}
+		s.mirror.background.Wait() // the packing the request started, aside
+		s.mirror.mu.Lock()
+		n := s.mirror.looseN
+		s.mirror.mu.Unlock()
+		if loose, _, _ := listLoose(s.mirror.objectsDir()); n > maxLoose || len(loose) != int(n) {
+			t.Fatalf("commit %d: %d loose objects (%d counted), more than %d", i, len(loose), n, maxLoose)
+		}
+	}
+	loose, _, _ = listLoose(s.mirror.objectsDir())
+	if len(loose) > maxLoose || len(loose) == 0 || len(packsOf(t, s)) != 2 {
+		t.Errorf("after small commits: %d loose objects and %d packs, want a few and two", len(loose), len(packsOf(t, s)))
+	}
+
+	// Commits of many objects each: one pack each, merged into one once
+	// there are more than maxPacks.
+	for i := range maxPacks {
+		bulk := map[string]string{}
+		for k := range unpackLimit {
+			bulk[fmt.Sprintf("bulk/%03d.yml", k)] = fmt.Sprintf("round: %d\nfile: %d\n", i, k)
+		}
+		h := importCommits(t, o, bulk)
+		if e := getEnv(t, s, "/app00/default"); e.Version != h.String() {
+			t.Fatalf("round %d: served %s, want %s", i, e.Version, h)
+		}
+		s.mirror.background.Wait()
+	}
+	if packs := packsOf(t, s); len(packs) > 3 {
+		t.Errorf("%d packs, want them merged into one once there were more than %d", len(packs), maxPacks)
+	}
+	assertCopyMatches(t, "after merging packs", s, o)
+}
+
+// importCommits commits on master with git fast-import, which writes a
+// history far faster than one object file at a time: each map is what a
+// commit changes ("" deletes a file). It returns the last commit.
+func importCommits(t testing.TB, o *origin, changes ...map[string]string) plumbing.Hash {
+	t.Helper()
+	head, err := o.repo.Reference(plumbing.NewBranchReferenceName("master"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in strings.Builder
+	for i, files := range changes {
+		o.n++
+		fmt.Fprintf(&in, "commit refs/heads/master\ncommitter t <t@example.com> %d +0000\ndata 6\nchange\n", 1700000000+o.n)
+		if i == 0 {
+			fmt.Fprintf(&in, "from %s\n", head.Hash())
+		}
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			if files[name] == "" {
+				fmt.Fprintf(&in, "D %s\n", name)
+				continue
+			}
+			fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", name, len(files[name]), files[name])
+		}
+		in.WriteString("\n")
+	}
+	cmd := exec.Command("git", "-C", o.dir, "fast-import", "--quiet", "--force")
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git fast-import: %v %s", err, out)
+	}
+	head, err = o.repo.Reference(plumbing.NewBranchReferenceName("master"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return head.Hash()
+}
+
+func packsOf(t *testing.T, s *Server) []plumbing.Hash {
+	t.Helper()
+	packs, err := s.mirror.repo.Storer.(storer.PackedObjectStorer).ObjectPacks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return packs
+}
+
+func dirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestPackingAsideWhileServing commits while requests run, for the newest
+// commit and for earlier ones by id, enough for the loose objects to be
+// packed aside more than once: every answer after a commit shows it, every
+// request is answered, and the copy ends whole.
+func TestPackingAsideWhileServing(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+	s := newServer(t, Options{URI: o.dir})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var once sync.Once
+	halt := func() { once.Do(func() { close(stop); wg.Wait() }) }
+	defer halt() // also when the test fails: readers must not outlive the repository
+	var mu sync.Mutex
+	var commits []string // committed so far, to ask for by id
+	for r := range 4 {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				path := "/app00/default"
+				mu.Lock()
+				if len(commits) > 0 && (n+r)%2 == 0 {
+					path += "/" + commits[(n*7+r)%len(commits)]
+				}
+				mu.Unlock()
+				if rec := get(s, path); rec.Code != http.StatusOK {
+					t.Errorf("GET %s: %d %s", path, rec.Code, rec.Body)
+					return
+				}
+			}
+		})
+	}
+	packs := len(packsOf(t, s))
+	for i := range 2*maxLoose/10 + 5 {
+		small := map[string]string{}
+		for k := range 8 {
+			small[fmt.Sprintf("app%02d.yml", k)] = fmt.Sprintf("k: %d\nfile: %d\n", i, k)
+		}
+		h := importCommits(t, o, small)
+		if e := getEnv(t, s, "/app00/default"); e.Version != h.String() || fmt.Sprint(e.PropertySources[0].Source["k"]) != fmt.Sprint(i) {
+			t.Fatalf("commit %d: served %s %v, want %s", i, e.Version, e.PropertySources, h)
+		}
+		mu.Lock()
+		commits = append(commits, h.String())
+		mu.Unlock()
+	}
+	halt()
+	s.mirror.background.Wait()
+	if n := len(packsOf(t, s)); n < packs+2 {
+		t.Errorf("%d packs, from %d: the loose objects were not packed twice", n, packs)
+	}
+	assertCopyMatches(t, "after packing aside", s, o)
+}

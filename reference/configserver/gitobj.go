@@ -1,0 +1,261 @@
+package configserver
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// gitObject is one object read in full: its type, its content and, when it
+// was read from a loose object file, that file's bytes, which the mirror
+// stores as they are: a new tree of 10,000 entries is not compressed again.
+type gitObject struct {
+	typ   plumbing.ObjectType
+	data  []byte
+	loose []byte
+}
+
+// maxObjectSize bounds what one object may claim to hold, so that a corrupt
+// header cannot make the copy allocate without limit.
+const maxObjectSize = 1 << 30
+
+// objectStore reads the objects of one repository: loose object files
+// directly (the files a commit just wrote), everything else through go-git,
+// opened on first need and closed by close.
+type objectStore struct {
+	objects string // the objects directory; "" to use go-git only
+	open    func() (storer.EncodedObjectStorer, func(), error)
+	st      storer.EncodedObjectStorer
+	done    func()
+}
+
+func (s *objectStore) read(h plumbing.Hash) (*gitObject, error) {
+	if s.objects != "" {
+		b, err := os.ReadFile(loosePath(s.objects, h))
+		if err == nil {
+			o, err := inflateLoose(b)
+			if err != nil {
+				return nil, fmt.Errorf("object %s: %w", h, err)
+			}
+			return o, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("object %s: %w", h, err)
+		}
+	}
+	if s.st == nil {
+		st, done, err := s.open()
+		if err != nil {
+			return nil, err
+		}
+		s.st, s.done = st, done
+	}
+	obj, err := s.st.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	if obj.Size() > maxObjectSize {
+		return nil, fmt.Errorf("object %s: %d bytes", h, obj.Size())
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	defer rd.Close()
+	data := make([]byte, obj.Size())
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	return &gitObject{typ: obj.Type(), data: data}, nil
+}
+
+// looseBytes is the loose object file of h, if there is one.
+func (s *objectStore) looseBytes(h plumbing.Hash) []byte {
+	if s.objects == "" {
+		return nil
+	}
+	b, _ := os.ReadFile(loosePath(s.objects, h))
+	return b
+}
+
+func (s *objectStore) close() {
+	if s.done != nil {
+		s.done()
+	}
+	s.st, s.done = nil, nil
+}
+
+func loosePath(objects string, h plumbing.Hash) string {
+	hex := h.String()
+	return filepath.Join(objects, hex[:2], hex[2:])
+}
+
+// looseType reads the type of a loose object from the start of its file.
+func looseType(objects string, h plumbing.Hash) (plumbing.ObjectType, error) {
+	f, err := os.Open(loosePath(objects, h))
+	if err != nil {
+		return plumbing.InvalidObject, err
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return plumbing.InvalidObject, err
+	}
+	defer zr.Close()
+	typ, _, _, _, err := looseHeader(zr)
+	return typ, err
+}
+
+// zlibReaders are reused: a reader's state is some 40 KiB, as much as a
+// small object.
+var zlibReaders sync.Pool
+
+// inflateLoose decodes a loose object file: zlib("<type> <size>\0" content).
+func inflateLoose(b []byte) (*gitObject, error) {
+	var zr io.ReadCloser
+	var err error
+	if r, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		zr, err = r, r.(zlib.Resetter).Reset(bytes.NewReader(b), nil)
+	} else {
+		zr, err = zlib.NewReader(bytes.NewReader(b))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer zlibReaders.Put(zr)
+	typ, size, head, n, err := looseHeader(zr)
+	if err != nil {
+		return nil, err
+	}
+	nul := bytes.IndexByte(head[:n], 0)
+	data := make([]byte, size)
+	got := copy(data, head[nul+1:n])
+	if int64(got) < size {
+		if _, err := io.ReadFull(zr, data[got:]); err != nil {
+			return nil, err
+		}
+	}
+	if int64(n-nul-1) > size {
+		return nil, errors.New("loose object longer than its header says")
+	}
+	return &gitObject{typ: typ, data: data, loose: b}, nil
+}
+
+// looseHeader reads "<type> <size>\0" and what followed it in the first
+// bytes read.
+func looseHeader(zr io.Reader) (typ plumbing.ObjectType, size int64, head [64]byte, n int, err error) {
+	n, err = io.ReadFull(zr, head[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return typ, 0, head, n, err
+	}
+	nul := bytes.IndexByte(head[:n], 0)
+	typName, sizeText, ok := bytes.Cut(head[:max(nul, 0)], []byte{' '})
+	if nul < 0 || !ok {
+		return typ, 0, head, n, errors.New("malformed loose object header")
+	}
+	if typ, err = plumbing.ParseObjectType(string(typName)); err != nil {
+		return typ, 0, head, n, err
+	}
+	size, err = strconv.ParseInt(string(sizeText), 10, 64)
+	if err != nil || size < 0 || size > maxObjectSize {
+		return typ, 0, head, n, fmt.Errorf("malformed loose object size %q", sizeText)
+	}
+	return typ, size, head, n, nil
+}
+
+// deflateLoose encodes an object as a loose object file.
+func deflateLoose(o *gitObject) []byte {
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
+	_, _ = zw.Write(o.data)
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+// writeLoose stores o as a loose object of objects, as git does: written to
+// a temporary file, then renamed into place, read-only.
+func writeLoose(objects string, h plumbing.Hash, o *gitObject) (int64, error) {
+	b := o.loose
+	if b == nil {
+		b = deflateLoose(o)
+	}
+	path := loosePath(objects, h)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.CreateTemp(objects, "tmp_obj_")
+	if err != nil {
+		return 0, err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return 0, err
+	}
+	return int64(len(b)), nil
+}
+
+// commitLinks reads a commit's tree and parents.
+func commitLinks(data []byte) (tree plumbing.Hash, parents []plumbing.Hash, err error) {
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte{'\n'})
+		if len(line) == 0 {
+			break
+		}
+		key, value, _ := bytes.Cut(line, []byte{' '})
+		switch string(key) {
+		case "tree":
+			if tree, err = parseHex(value); err != nil {
+				return tree, nil, err
+			}
+		case "parent":
+			p, err := parseHex(value)
+			if err != nil {
+				return tree, nil, err
+			}
+			parents = append(parents, p)
+		}
+		data = rest
+	}
+	if tree.IsZero() {
+		return tree, nil, errors.New("commit without a tree")
+	}
+	return tree, parents, nil
+}
+
+// tagTarget reads the object an annotated tag points to.
+func tagTarget(data []byte) (plumbing.Hash, error) {
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	value, ok := bytes.CutPrefix(line, []byte("object "))
+	if !ok {
+		return plumbing.ZeroHash, errors.New("tag without an object")
+	}
+	return parseHex(value)
+}
+
+func parseHex(b []byte) (plumbing.Hash, error) {
+	if !plumbing.IsHash(string(b)) {
+		return plumbing.ZeroHash, fmt.Errorf("malformed object id %q", b)
+	}
+	return plumbing.NewHash(string(b)), nil
+}
