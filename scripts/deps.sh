@@ -10,6 +10,8 @@
 #   git:          the harness pushes to a local configuration repository through git's own upload-pack and
 #                 receive-pack (go-git's file transport), changing no process-wide state of go-git
 #   postgresql:   the authorization server's shared store for replicas (internal/pgtest runs a real server)
+#   go:           envoyproxy/ratelimit, the rate limit service of Envoy Gateway (the gateway's --rate-limit-service
+#                 mode), built from its module into ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/ratelimit/bin
 #   Docker:       the container tests (docker-compose.yml, images in target files): scripts/docker-deps.sh
 set -euo pipefail
 #
@@ -96,6 +98,24 @@ if [ ! -x "$zitadel_bin/op" ] || [ "$(cat "$zitadel_bin/op.sum" 2>/dev/null)" !=
   mkdir -p "$zitadel_bin"
   (cd "$zitadel_src" && GOWORK=off go build -o "$zitadel_bin/op.new" . && mv -f "$zitadel_bin/op.new" "$zitadel_bin/op")
   echo "$zitadel_sum" >"$zitadel_bin/op.sum"
+fi
+
+# envoyproxy/ratelimit, the rate limit service Envoy Gateway deploys: the reference gateway's --rate-limit-service
+# mode asks it, its tests start it on a real redis-server, examples/envoy-ratelimit runs it. Built from its Go module
+# at the version examples/envoy-ratelimit/service.version names (its go.mod has no replace directives, so go install
+# builds it as published), into a cache folder outside the source tree; the version built is kept beside it, and
+# go install runs only when that differs. About 25 s on two cores with empty module and build caches, nothing when
+# up to date.
+rls_pkg="$(tr -d '[:space:]' <"$(dirname "$0")/../examples/envoy-ratelimit/service.version")"
+rls_bin="${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/ratelimit/bin"
+if [ ! -x "$rls_bin/service_cmd" ] || [ "$(cat "$rls_bin/service_cmd.version" 2>/dev/null)" != "$rls_pkg" ]; then
+  echo "deps: building envoyproxy/ratelimit ($rls_pkg) into $rls_bin"
+  mkdir -p "$rls_bin"
+  rls_tmp="$(mktemp -d "$rls_bin/.build.XXXXXX")"
+  (GOBIN="$rls_tmp" GOWORK=off go install "$rls_pkg" && mv -f "$rls_tmp/service_cmd" "$rls_bin/service_cmd") ||
+    { rm -rf "$rls_tmp"; echo "deps: could not build envoyproxy/ratelimit ($rls_pkg); see above" >&2; exit 1; }
+  rm -rf "$rls_tmp"
+  echo "$rls_pkg" >"$rls_bin/service_cmd.version"
 fi
 
 # Docker, Compose and the base image of the container tests; as root it installs and starts them, otherwise it

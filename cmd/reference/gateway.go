@@ -61,7 +61,10 @@ func gatewayConfigDir(p *plan) string {
 func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	dir := fs.String("config", "", "directory of manifests (*.yaml, *.yml): Gateway, HTTPRoute, Backend, BackendTrafficPolicy, Secret (required)")
 	redisURL := fs.String("redis", "", "Redis URL of the Global rate-limit counters, shared by every gateway using it, e.g. redis://127.0.0.1:6379/0 (default: this process's memory)")
-	failClosed := fs.Bool("rate-limit-fail-closed", false, "while Redis cannot be reached, refuse requests of limited routes (500, response flag RLSE) instead of letting them pass")
+	failClosed := fs.Bool("rate-limit-fail-closed", false, "while Redis (or the rate limit service) cannot be reached, refuse requests of limited routes (500, response flag RLSE) instead of letting them pass")
+	service := fs.String("rate-limit-service", "", "grpc://HOST:PORT of an envoy.service.ratelimit.v3 service (envoyproxy/ratelimit, as Envoy Gateway deploys it):\nask it about Global rules, with the descriptors Envoy Gateway sends, instead of counting them (not with --redis)")
+	serviceConfig := fs.String("rate-limit-service-config", "", "with --rate-limit-service: the folder the service reads its configuration from (its\nRUNTIME_ROOT/RUNTIME_SUBDIRECTORY/config, with RUNTIME_WATCH_ROOT=false and RUNTIME_IGNOREDOTFILES=true):\nthe gateway writes there what Envoy Gateway generates from the manifests, one gateway-*.yaml per domain, on every change")
+	serviceTimeout := fs.Duration("rate-limit-service-timeout", ratelimit.ServiceTimeout, "how long to wait for the rate limit service's answer before the request passes (or fails closed);\nEnvoy's default is 20ms")
 	offset := fs.Int("port-offset", 0, "added to every listener port, to run several gateways on one host (reference only; Envoy Gateway has no such flag)")
 	accessLog := fs.String("access-log", "-", "where the JSON access log goes: - for stdout, or a file (appended to)")
 	accessLogFlush := fs.Duration("access-log-flush", time.Second, "how long an access-log line may wait in memory to be written with others, as Envoy's\n--file-flush-interval-msec (10s by default there); 0 writes each line at once. Lines that wait are written at exit")
@@ -85,6 +88,20 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 				return nil, usageError{fmt.Errorf("--redis: %w", err)}
 			}
 		}
+		if *service != "" {
+			if err := ratelimit.CheckServiceURL(*service); err != nil {
+				return nil, usageError{fmt.Errorf("--rate-limit-service: %w", err)}
+			}
+			if *redisURL != "" {
+				return nil, usageError{errors.New("--redis and --rate-limit-service exclude each other: Global limits are counted in Redis or asked of the service")}
+			}
+		}
+		if *serviceConfig != "" && *service == "" {
+			return nil, usageError{errors.New("--rate-limit-service-config needs --rate-limit-service")}
+		}
+		if *serviceTimeout <= 0 {
+			return nil, usageError{fmt.Errorf("invalid --rate-limit-service-timeout %s; valid: more than 0", *serviceTimeout)}
+		}
 		if *accessLogFlush < 0 {
 			return nil, usageError{fmt.Errorf("invalid --access-log-flush %s; valid: 0 (each line at once) or more", *accessLogFlush)}
 		}
@@ -96,6 +113,7 @@ func gatewayFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 		inst, err := startGateway(gateway.Options{
 			Dir: *dir, Host: host, PortOffset: *offset, FreePorts: env.freePorts, RedisURL: *redisURL,
 			FailClosed: *failClosed, AccessLog: w, AccessLogFlush: *accessLogFlush, Logger: env.log,
+			RateLimitService: *service, RateLimitServiceConfig: *serviceConfig, RateLimitServiceTimeout: *serviceTimeout,
 		}, closeLog)
 		if err != nil {
 			return nil, err

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fortune-tck/fortune-tck/internal/ratelimittest"
 	"github.com/fortune-tck/fortune-tck/internal/redistest"
 )
 
@@ -136,6 +139,29 @@ func TestServeGatewayAsTheHarnessStartsIt(t *testing.T) {
 	}
 }
 
+// TestServeGatewayAsksTheRateLimitService: with --rate-limit-service the
+// gateway asks envoyproxy/ratelimit, whose configuration it writes into
+// --rate-limit-service-config.
+func TestServeGatewayAsksTheRateLimitService(t *testing.T) {
+	srv := redistest.Start(t)
+	service := ratelimittest.Start(t, srv.Addr())
+	quotes := start(t, nil, "serve", "quotes", "--port", "0")
+	dir, httpPort := gatewayManifests(t, strings.TrimPrefix(quotes.addr(t), "http://"))
+	gw := start(t, nil, "serve", "gateway", "--config", dir, "--rate-limit-service", service.URL(), "--rate-limit-service-config", service.ConfigDir)
+	gw.addr(t)
+	service.WaitConfig(t, "default/tck/http.httproute/default/quotes/rule/0/match/0/fortune_example_local_httproute/default/quotes/rule/0/match/0/fortune_example_local.rule-0-match-0: unit=MINUTE requests_per_unit=3")
+	fourthIsRefused(t, "http://127.0.0.1:"+httpPort+"/api/random")
+	// The service counted them: its keys start with the domain, the listener.
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if keys, err := rdb.Keys(context.Background(), "default/tck/http_*").Result(); err != nil || len(keys) != 1 {
+		t.Fatalf("the service's counters: %v %v", keys, err)
+	}
+	if code := gw.stop(t); code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, gw.stderr)
+	}
+}
+
 func TestServeGatewayRefusesABadDirectory(t *testing.T) {
 	dir, _ := gatewayManifests(t, "127.0.0.1:1")
 	bad := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: bad}\nspec:\n  rules: [{matches: [{method: get}]}]\n"
@@ -163,6 +189,10 @@ func TestServeGatewayBadFlags(t *testing.T) {
 		{[]string{"--config", ".", "--port", "80"}, "flag provided but not defined: -port"},
 		{[]string{"--config", ".", "--rate-limit-fail-closed=maybe"}, "invalid boolean value"},
 		{[]string{"--config", ".", "--access-log-flush", "-1s"}, "invalid --access-log-flush -1s"},
+		{[]string{"--config", ".", "--rate-limit-service", "127.0.0.1:8081"}, "--rate-limit-service: invalid rate limit service address"},
+		{[]string{"--config", ".", "--rate-limit-service", "grpc://127.0.0.1:8081", "--redis", "redis://127.0.0.1:6379/0"}, "exclude each other"},
+		{[]string{"--config", ".", "--rate-limit-service-config", "."}, "--rate-limit-service-config needs --rate-limit-service"},
+		{[]string{"--config", ".", "--rate-limit-service", "grpc://127.0.0.1:8081", "--rate-limit-service-timeout", "0s"}, "invalid --rate-limit-service-timeout 0s"},
 	} {
 		code, _, stderr := runCLI(append([]string{"serve", "gateway"}, tt.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
@@ -173,7 +203,7 @@ func TestServeGatewayBadFlags(t *testing.T) {
 
 func TestServeGatewayHelp(t *testing.T) {
 	code, stdout, _ := runCLI("serve", "gateway", "--help")
-	for _, want := range []string{"-config", "-redis", "-rate-limit-fail-closed", "-port-offset", "reference only", "-host", "-access-log", "-access-log-flush",
+	for _, want := range []string{"-config", "-redis", "-rate-limit-fail-closed", "-rate-limit-service", "-rate-limit-service-config", "-rate-limit-service-timeout", "-port-offset", "reference only", "-host", "-access-log", "-access-log-flush",
 		"-log-format", "-log-level", "BackendTrafficPolicy", "Distinct", "not implemented", "Backend (gateway.envoyproxy.io/v1alpha1)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q", want)

@@ -54,6 +54,17 @@ func Start(tb testing.TB, spec Spec) *Server {
 // Addr is host:port.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
+// PID is the running server's process id (0 after Stop), for a
+// benchmark that reads the CPU time it used.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Stop kills the server (as a crash would) and waits for it to exit.
 func (s *Server) Stop() {
 	s.mu.Lock()

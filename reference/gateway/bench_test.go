@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/redistest"
 )
@@ -44,6 +47,37 @@ func benchGet(b *testing.B, url string) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
+
+// BenchmarkReloadOneFile measures the reload the gateway does when one
+// manifest file of a directory changed (what follows a notification, the
+// debounce aside), with one HTTPRoute per file:
+//
+//	Baseline     1 route
+//	Routes5000   5,000 routes: issue 30 wants it within 2x of Baseline
+func BenchmarkReloadOneFile(b *testing.B) {
+	b.Run("Baseline", func(b *testing.B) { benchReloadOneFile(b, 1) })
+	b.Run("Routes5000", func(b *testing.B) { benchReloadOneFile(b, 5000) })
+}
+
+func benchReloadOneFile(b *testing.B, routes int) {
+	dir := b.TempDir()
+	files := map[string]string{"gw.yaml": gatewayYAML + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: up}\nspec:\n  endpoints: [{ip: {address: 127.0.0.1, port: 9}}]\n"}
+	for i := range routes {
+		files[fmt.Sprintf("r%05d.yaml", i)] = oneRoute(i, "/v0")
+	}
+	writeFiles(b, dir, files)
+	gw := startGateway(b, dir, Options{AccessLog: io.Discard, Rescan: time.Hour, Debounce: time.Hour})
+	k := 0
+	for b.Loop() {
+		k++
+		b.StopTimer()
+		writeFiles(b, dir, map[string]string{"r00000.yaml": oneRoute(0, "/v"+strconv.Itoa(k))})
+		b.StartTimer()
+		if err := gw.reloadFiles([]string{"r00000.yaml"}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -10,16 +10,20 @@
 // files apply, as a refused resource holds back no other in Kubernetes; a
 // change that fails as a whole (routes that do not build together, a port
 // that cannot be bound) leaves the configuration in force. At start, any
-// refused file refuses the start. The directory is read again on every
-// change (fsnotify, debounced) and periodically; a new configuration is an
-// immutable routing table swapped in atomically, so requests in flight
-// finish with the table they started with, and a port that is no longer
-// listed is drained, not cut.
+// refused file refuses the start. The files a change names are read again
+// (fsnotify, debounced), and the whole directory periodically; a file is
+// parsed again only when its bytes changed, and a change to HTTPRoutes
+// alone updates the routing table rather than building it anew (see
+// routing.Table.Update), so that a change to one file of thousands costs
+// that file. A new configuration is an immutable routing table swapped in
+// atomically, so requests in flight finish with the table they started
+// with, and a port that is no longer listed is drained, not cut.
 //
 // Requests: 404 (flag NR) without a matching route; the route's rate
 // limits (package ratelimit): 429 with x-proxy-ratelimited: true and the
 // x-ratelimit-* headers, without calling the upstream; 500 (RLSE) when the
-// Redis of Global limits is down and the gateway fails closed; 500 when
+// Redis of Global limits (or the rate limit service asked about them,
+// Options.RateLimitService) is down and the gateway fails closed; 500 when
 // the chosen backendRef does not resolve; otherwise the backend, with the
 // client's Host, an x-request-id (generated when absent), x-forwarded-for
 // and x-forwarded-proto; 503 (UF) when it cannot be reached. One JSON line
@@ -58,7 +62,9 @@ const Support = `Manifests (*.yaml, *.yml in the directory; multi-document; a v1
 Rate limits: fixed windows aligned to the Unix epoch (Local too, where Envoy uses token buckets);
   a request without the header (or address) a selector needs is neither counted nor limited by
   that rule and gets no headers from it; with several rules the one with the fewest requests
-  remaining gives x-ratelimit-remaining and -reset. Global counters live in --redis when given.
+  remaining gives x-ratelimit-remaining and -reset. Global counters live in --redis when given;
+  with --rate-limit-service, envoyproxy/ratelimit counts them, asked with Envoy Gateway's
+  descriptors (its configuration written into --rate-limit-service-config).
 Anything else (kinds, fields) is logged as not implemented when the directory is loaded; but a
   kind that gateway.networking.k8s.io or gateway.envoyproxy.io does not define (a misspelling)
   is an error, and the file is refused.`

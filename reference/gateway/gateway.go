@@ -22,13 +22,16 @@ type Gateway struct {
 	config    atomic.Pointer[config]
 	limiter   *ratelimit.Limiter
 	redis     *ratelimit.Redis
-	transport *h1.Transport // to the backends
+	service   *ratelimit.Service // asked about Global rules instead of redis
+	transport *h1.Transport      // to the backends
 	access    *accesslog.Writer
 	certs     certCache
 	ports     *ports
 
 	reloadMu sync.Mutex
 	refused  [sha256.Size]byte // the directory content whose refusal was logged last, logged once
+	read     []*fileRead       // each file as last read, sorted by path; nil before the first reading
+	buildAll bool              // build every table anew, never Update one (tests compare the two)
 	stop     context.CancelFunc
 	watching sync.WaitGroup
 	closed   sync.Once
@@ -60,6 +63,7 @@ func Start(o Options) (*Gateway, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g.stop = cancel
 	g.watching.Go(func() { g.follow(ctx, w) })
+	g.followServiceConfig(ctx)
 	return g, nil
 }
 
@@ -68,6 +72,13 @@ func Start(o Options) (*Gateway, error) {
 // closed) until it answers, as they would if it went down later.
 func (g *Gateway) startLimiter() error {
 	opts := ratelimit.Options{FailClosed: g.o.FailClosed, Now: g.o.Now, Log: g.log}
+	if g.o.RateLimitService != "" {
+		s, err := ratelimit.NewService(g.o.RateLimitService, g.o.RateLimitServiceTimeout)
+		if err != nil {
+			return err
+		}
+		g.service, opts.Service = s, s
+	}
 	if g.o.RedisURL != "" {
 		r, err := ratelimit.NewRedis(g.o.RedisURL, g.log)
 		if err != nil {
@@ -124,5 +135,8 @@ func (g *Gateway) Close() error {
 func (g *Gateway) closeRedis() {
 	if g.redis != nil {
 		_ = g.redis.Close()
+	}
+	if g.service != nil {
+		_ = g.service.Close()
 	}
 }

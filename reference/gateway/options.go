@@ -32,9 +32,22 @@ type Options struct {
 	// RedisURL keeps Global counters in Redis, shared by every gateway
 	// using it (redis://host:port/db). Empty: in this process's memory.
 	RedisURL string
-	// FailClosed refuses requests (500, flag RLSE) while Redis cannot be
-	// reached; by default they pass.
+	// FailClosed refuses requests (500, flag RLSE) while Redis (or the
+	// rate limit service) cannot be reached; by default they pass.
 	FailClosed bool
+	// RateLimitService (grpc://HOST:PORT) asks an envoy.service.ratelimit.v3
+	// service, envoyproxy/ratelimit as Envoy Gateway deploys it, about the
+	// Global rules instead of counting them; RedisURL must then be empty.
+	RateLimitService string
+	// RateLimitServiceConfig is the folder the service reads its
+	// configuration from (its RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/config):
+	// the gateway writes there what Envoy Gateway would generate from the
+	// manifests, one file per domain, whenever the configuration in force
+	// changes. Empty: the service is configured otherwise.
+	RateLimitServiceConfig string
+	// RateLimitServiceTimeout bounds one call to the service (default
+	// ratelimit.ServiceTimeout).
+	RateLimitServiceTimeout time.Duration
 	// AccessLog receives one JSON line per request (default os.Stdout).
 	AccessLog io.Writer
 	// AccessLogFlush is how long a line may wait in memory to be written
@@ -57,6 +70,12 @@ func (o *Options) defaults() error {
 	}
 	if o.PortOffset < -65535 || o.PortOffset > 65535 {
 		return fmt.Errorf("gateway: port offset %d out of range", o.PortOffset)
+	}
+	if o.RateLimitService != "" && o.RedisURL != "" {
+		return errors.New("gateway: Global limits are counted in Redis or asked of a rate limit service, not both")
+	}
+	if o.RateLimitServiceConfig != "" && o.RateLimitService == "" {
+		return errors.New("gateway: a rate limit service configuration folder needs a rate limit service")
 	}
 	if o.Host == "" {
 		o.Host = DefaultHost

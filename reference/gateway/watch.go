@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -41,7 +43,9 @@ func (w *watcher) close() {
 
 // follow reloads the directory when a manifest in it changes (after
 // Options.Debounce without further change, so an editor's burst of writes
-// is one reload) and every Options.Rescan, until ctx ends.
+// is one reload) and every Options.Rescan, until ctx ends. A reload after
+// notifications reads only the files they named; one about the directory
+// itself, or notifications lost, read it all, as the re-scan does.
 func (g *Gateway) follow(ctx context.Context, w *watcher) {
 	defer w.close()
 	var events <-chan fsnotify.Event
@@ -53,14 +57,20 @@ func (g *Gateway) follow(ctx context.Context, w *watcher) {
 	defer rescan.Stop()
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
+	changed, all := map[string]bool{}, false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case ev, ok := <-events:
-			if !ok {
+			switch name := filepath.Base(ev.Name); {
+			case !ok:
 				events = nil
-			} else if manifest.IsManifest(filepath.Base(ev.Name)) || ev.Name == g.o.Dir {
+			case ev.Name == g.o.Dir:
+				all = true
+				debounce.Reset(g.o.Debounce)
+			case manifest.IsManifest(name):
+				changed[name] = true
 				debounce.Reset(g.o.Debounce)
 			}
 		case err, ok := <-errs:
@@ -68,9 +78,16 @@ func (g *Gateway) follow(ctx context.Context, w *watcher) {
 				errs = nil
 			} else {
 				g.log.Warn("watching the configuration directory", "err", err)
+				all = true // a notification may be lost
+				debounce.Reset(g.o.Debounce)
 			}
 		case <-debounce.C:
-			_ = g.Reload()
+			if all {
+				_ = g.Reload()
+			} else {
+				_ = g.reloadFiles(slices.Collect(maps.Keys(changed)))
+			}
+			changed, all = map[string]bool{}, false
 		case <-rescan.C:
 			_ = g.Reload()
 		}

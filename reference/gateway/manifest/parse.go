@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,39 +50,60 @@ func ReadDir(dir string) ([]File, error) {
 		if !IsManifest(e.Name()) {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		st, err := os.Stat(path) // follows symbolic links
+		f, ok, err := readFile(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
-		if !st.Mode().IsRegular() {
-			continue
+		if ok {
+			files = append(files, f)
 		}
-		if st.Size() > MaxFileSize {
-			return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxFileSize)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		files = append(files, File{Name: path, Data: data})
 	}
 	return files, nil
+}
+
+// ReadFile reads the manifest file name of dir as ReadDir would: ok is
+// false when ReadDir would not read it (no such file, not a regular file,
+// not a manifest name).
+func ReadFile(dir, name string) (File, bool, error) {
+	if !IsManifest(name) || name != filepath.Base(name) {
+		return File{}, false, nil
+	}
+	f, ok, err := readFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return File{}, false, nil
+	}
+	return f, ok, err
+}
+
+func readFile(path string) (File, bool, error) {
+	st, err := os.Stat(path) // follows symbolic links
+	if err != nil {
+		return File{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return File{}, false, nil
+	}
+	if st.Size() > MaxFileSize {
+		return File{}, false, fmt.Errorf("%s: larger than %d bytes", path, MaxFileSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return File{Name: path, Data: data}, true, nil
 }
 
 // Parse reads every resource of files. Any error refuses the whole set:
 // the result is then nil and the error is Errors, listing each problem with
 // its file, resource and field. Notices (fields and kinds this gateway does
-// not implement) come back either way.
+// not implement) come back either way. It is ParseFile of each file, then
+// Combine.
 func Parse(files []File) (*Set, []Notice, error) {
-	p := &parser{set: &Set{}, seen: map[string]*Meta{}}
-	for _, f := range files {
-		p.file(f)
+	parsed := make([]*Parsed, len(files))
+	for i, f := range files {
+		parsed[i] = ParseFile(f)
 	}
-	if len(p.errs) > 0 {
-		return nil, p.notices, p.errs
-	}
-	return p.set, p.notices, nil
+	return Combine(parsed)
 }
 
 // LoadDir is ReadDir then Parse.
@@ -95,7 +117,7 @@ func LoadDir(dir string) (*Set, []Notice, error) {
 
 type parser struct {
 	set     *Set
-	seen    map[string]*Meta // "Kind namespace/name" -> first definition
+	named   []named // resources with a name, for Combine's check of duplicates
 	errs    Errors
 	notices []Notice
 }
@@ -296,12 +318,10 @@ func (p *parser) meta(d *doc, o *object, kind string) Meta {
 		"finalizers", "ownerReferences", "generateName", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
 	md.done()
 	if m.Name != "" {
-		key := m.String()
-		if first, dup := p.seen[key]; dup {
-			o.d.errorf(md.line("name"), md.field("name"), "%s is defined twice (first in %s:%d)", key, first.File, first.Line)
-		} else {
-			p.seen[key] = &m
-		}
+		// Whether it is defined twice is known once every file is read
+		// (Combine); its error would come here.
+		p.named = append(p.named, named{key: m.String(), file: m.File, line: m.Line, errAt: len(p.errs) + len(d.errs),
+			err: Error{File: d.file, Line: lineOf(md.line("name"), d.line), Resource: d.resource, Field: md.field("name")}})
 	}
 	return m
 }

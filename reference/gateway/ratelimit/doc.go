@@ -35,4 +35,12 @@
 // log line says so, at most once per FailureLogInterval; with FailClosed the
 // request is refused as Envoy Gateway does with failClosed (500, response
 // flag RLSE).
+//
+// With a Service, Global rules are not counted here: they are asked of an
+// envoy.service.ratelimit.v3 service (envoyproxy/ratelimit, the one Envoy
+// Gateway deploys) with the descriptors Envoy Gateway makes Envoy send
+// (descriptors.go), and the headers and the 429 come from its answers as
+// Envoy makes them; ServiceConfig is that service's configuration for the
+// same rules, as Envoy Gateway generates it. A failing service is a failing
+// store: FailClosed decides.
 package ratelimit

@@ -18,6 +18,7 @@ const FailureLogInterval = 10 * time.Second
 // Limiter decides whether requests pass.
 type Limiter struct {
 	global     Store
+	service    *Service
 	local      Store
 	failClosed bool
 	now        func() time.Time
@@ -29,7 +30,11 @@ type Options struct {
 	// Global keeps the Global counters: Redis to share them between
 	// gateways; a Memory store when nil.
 	Global Store
-	// FailClosed refuses requests when Global fails (default: they pass).
+	// Service, when set, is asked about the Global rules, which are then
+	// not counted in Global (Envoy Gateway's deployment).
+	Service *Service
+	// FailClosed refuses requests when Global or Service fails (default:
+	// they pass).
 	FailClosed bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -51,7 +56,12 @@ func New(o Options) *Limiter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Limiter{global: global, local: NewMemory(now), failClosed: o.FailClosed, now: now, failures: failureLog{log: log}}
+	failing := "rate-limit store"
+	if o.Service != nil {
+		failing = "rate limit service"
+	}
+	return &Limiter{global: global, service: o.Service, local: NewMemory(now), failClosed: o.FailClosed, now: now,
+		failures: failureLog{log: log, what: failing}}
 }
 
 // Outcome is what becomes of a request.
@@ -75,20 +85,26 @@ type Decision struct {
 	// rule applied.
 	limit            string
 	remaining, reset int64
+	// added are the headers a rate limit service asks to add to the
+	// response (response_headers_to_add), name and value.
+	added [][2]string
 }
 
 // Applied tells whether some rule applied to the request (so the response
 // carries rate-limit headers).
 func (d Decision) Applied() bool { return d.limit != "" }
 
-// SetHeaders sets the rate-limit headers on h when some rule applied.
+// SetHeaders sets the rate-limit headers on h when some rule applied, and
+// those a rate limit service asked for.
 func (d Decision) SetHeaders(h http.Header) {
-	if d.limit == "" {
-		return
+	if d.limit != "" {
+		h["X-Ratelimit-Limit"] = []string{d.limit}
+		h["X-Ratelimit-Remaining"] = []string{strconv.FormatInt(d.remaining, 10)}
+		h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(d.reset, 10)}
 	}
-	h["X-Ratelimit-Limit"] = []string{d.limit}
-	h["X-Ratelimit-Remaining"] = []string{strconv.FormatInt(d.remaining, 10)}
-	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(d.reset, 10)}
+	for _, kv := range d.added {
+		h.Add(kv[0], kv[1])
+	}
 }
 
 // Check counts r against the rules of its route (nil: no limits) and
@@ -104,6 +120,9 @@ func (l *Limiter) Check(ctx context.Context, r *http.Request, client netip.Addr,
 		if st.add(counts, now) {
 			return st.decision(Limited, true)
 		}
+	}
+	if len(rt.global) > 0 && l.service != nil {
+		return l.ask(ctx, r, client, rt, &st)
 	}
 	if len(rt.global) > 0 {
 		counts, err := st.count(ctx, l.global, rt.global, r, client, now)
@@ -132,6 +151,7 @@ type statuses struct {
 
 type status struct {
 	requests, window, remaining, reset int64
+	name                               string // the limit's name, from a rate limit service
 }
 
 // count increments the counters of the rules that apply to r.
@@ -183,10 +203,18 @@ func (s *statuses) decision(o Outcome, local bool) Decision {
 	}
 	b := strconv.AppendInt(make([]byte, 0, 32), least.requests, 10)
 	for _, it := range s.items {
+		if it.window == 0 { // a unit Envoy does not know: no quota policy
+			continue
+		}
 		b = append(b, ", "...)
 		b = strconv.AppendInt(b, it.requests, 10)
 		b = append(b, ";w="...)
 		b = strconv.AppendInt(b, it.window, 10)
+		if it.name != "" {
+			b = append(b, `;name="`...)
+			b = append(b, it.name...)
+			b = append(b, '"')
+		}
 	}
 	d.limit, d.remaining, d.reset = string(b), least.remaining, least.reset
 	if o == Limited {
@@ -199,6 +227,7 @@ func (s *statuses) decision(o Outcome, local bool) Decision {
 // FailureLogInterval, with the number left out, and the recovery.
 type failureLog struct {
 	log        *slog.Logger
+	what       string      // what fails, in the log lines
 	failing    atomic.Bool // read without the lock on every request
 	mu         sync.Mutex
 	last       time.Time
@@ -213,7 +242,7 @@ func (f *failureLog) failed(err error, action string) {
 		f.suppressed++
 		return
 	}
-	f.log.Error("rate-limit store unavailable; "+action, "err", err, "failures_not_logged", f.suppressed)
+	f.log.Error(f.what+" unavailable; "+action, "err", err, "failures_not_logged", f.suppressed)
 	f.last, f.suppressed = time.Now(), 0
 }
 
@@ -226,7 +255,7 @@ func (f *failureLog) ok() {
 	if f.failing.Load() {
 		f.failing.Store(false)
 		f.last = time.Time{}
-		f.log.Info("rate-limit store available again", "failures_not_logged", f.suppressed)
+		f.log.Info(f.what+" available again", "failures_not_logged", f.suppressed)
 		f.suppressed = 0
 	}
 }

@@ -16,6 +16,12 @@ type Rule struct {
 	// ID names the rule's counters: "<namespace>/<policy>/<global|local>/<index>".
 	ID    string
 	Local bool
+	// Policy is the policy's namespace/name and Index the rule's place in
+	// its global or local rules: Envoy Gateway names the rule
+	// "<namespace>/<policy>/rule/<index>" in what it sends a rate limit
+	// service.
+	Policy string
+	Index  int
 }
 
 // window is the rule's window in seconds.
@@ -25,6 +31,9 @@ func (r *Rule) window() int64 { return int64(r.Window.Seconds()) }
 // It is immutable, built when the configuration is loaded.
 type Route struct {
 	local, global []bound
+	// service are the Global rules as a rate limit service is asked about
+	// them, grouped by domain (NewRouteOn; none without a listener).
+	service []serviceDomain
 }
 
 // bound is a rule with the prefix of its counter names on one route.
@@ -150,10 +159,10 @@ func pathMatch(p *manifest.PathSelector, path string) bool {
 func RulesOf(p *manifest.BackendTrafficPolicy) []*Rule {
 	var rules []*Rule
 	for i, r := range p.Local {
-		rules = append(rules, &Rule{RateLimitRule: r, ID: p.ID() + "/local/" + strconv.Itoa(i), Local: true})
+		rules = append(rules, &Rule{RateLimitRule: r, ID: p.ID() + "/local/" + strconv.Itoa(i), Local: true, Policy: p.ID(), Index: i})
 	}
 	for i, r := range p.Global {
-		rules = append(rules, &Rule{RateLimitRule: r, ID: p.ID() + "/global/" + strconv.Itoa(i)})
+		rules = append(rules, &Rule{RateLimitRule: r, ID: p.ID() + "/global/" + strconv.Itoa(i), Policy: p.ID(), Index: i})
 	}
 	return rules
 }

@@ -41,15 +41,21 @@ func Build(set *manifest.Set, o Options) (*Table, []manifest.Notice, error) {
 		}
 	}
 	b.indexPolicies(set.Policies)
+	src := b.source(set)
 	for _, r := range set.Routes {
+		n := len(b.notices)
 		for _, p := range r.Parents {
 			b.attach(r, p)
+		}
+		if len(b.notices) > n {
+			src.byRoute[r] = b.notices[n:len(b.notices):len(b.notices)]
 		}
 	}
 	if len(b.errs) > 0 {
 		return nil, b.notices, b.errs
 	}
 	b.finish()
+	b.table.src = src
 	return b.table, b.notices, nil
 }
 
@@ -203,7 +209,7 @@ func (b *builder) place(g *manifest.Gateway, l *manifest.Listener, r *manifest.H
 				continue
 			}
 			b.seen[key] = true
-			rt.Limits = ratelimit.NewRoute(rt.Name, limits)
+			rt.Limits = ratelimit.NewRouteOn(g.ID()+"/"+l.Name, rt.Name, limits)
 			b.vhost(p, name).routes = append(b.vhost(p, name).routes, rt)
 		}
 	}
@@ -263,9 +269,12 @@ func (b *builder) finish() {
 		for _, v := range all {
 			slices.SortStableFunc(v.routes, precedence)
 			for _, rt := range v.routes {
-				p.lookup = p.lookup || len(rt.match.Query) > 0
+				if len(rt.match.Query) > 0 {
+					p.queries++
+				}
 			}
 		}
+		p.lookup = p.queries > 0
 		if p.Protocol == "HTTPS" {
 			p.TLS = p.tlsConfig()
 		}

@@ -16,6 +16,7 @@ import (
 // keeps the table it started with.
 type Table struct {
 	ports map[int]*Port
+	src   *source // what Update needs of the build
 }
 
 // Ports are the served ports, in increasing order.
@@ -41,11 +42,12 @@ type Port struct {
 	// TLS is the server configuration of an HTTPS port; nil for HTTP.
 	TLS *tls.Config
 
-	certs  []*listenerCerts
-	exact  map[string]*vhost
-	wild   []*vhost // most specific first
-	any    *vhost
-	lookup bool // some route matches query parameters
+	certs   []*listenerCerts
+	exact   map[string]*vhost
+	wild    []*vhost // most specific first
+	any     *vhost
+	lookup  bool // some route matches query parameters
+	queries int  // how many
 }
 
 // vhost is every route served on one hostname of a port.
