@@ -127,6 +127,7 @@ const (
 	CapGatewayHTTPS              Capability = "gateway.https"
 	CapGatewayInstances          Capability = "gateway.instances"
 	CapGatewayAccessLog          Capability = "gateway.access-log"
+	CapGatewayCost               Capability = "gateway.cost"
 	CapGreetingErrorPages        Capability = "greeting.error-pages"
 	CapConfigProfileLists        Capability = "config.profile-lists"
 	CapConfigSharedFiles         Capability = "config.shared-files"
@@ -169,6 +170,7 @@ var Capabilities = []CapabilityDoc{
 	{Name: CapFortuneRFC6750Errors, Doc: "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes"},
 	{Name: CapGatewayAccessLog, Doc: "a JSON access log with the fields of spec 6.3, readable from files the target names"},
 	{Name: CapGatewayAllUnits, Doc: "units beyond Minute (Second and Hour are used), with fixed windows aligned to the epoch"},
+	{Name: CapGatewayCost, Doc: "a Global rule's cost (Envoy Gateway's rules[].cost): request and response cost from a Number, and a negative, non-number or unknown-source cost refused"},
 	{Name: CapGatewayDistinctAbsent, Doc: "a request without the header a Distinct selector names is neither counted nor limited by that rule"},
 	{Name: CapGatewayExactHeaders, Doc: "a header selector of type Exact (with value) admits only requests whose header has exactly that value"},
 	{Name: CapGatewayHTTPS, Doc: "the route is served and limited on an HTTPS listener too (GET and HEAD)"},

@@ -25,6 +25,12 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   then fall into one window. An invalid policy is refused as a whole, when it is applied or when the gateway
   reads it, and holds back no other manifest; a policy applied after it taking effect shows that it was read.
 
+  A rule's cost (Envoy Gateway's rules[].cost) changes what a request counts: cost.request (from: Number,
+  number: n) adds n instead of 1 when the request arrives, and a request whose count then exceeds the limit gets
+  429; cost.response adds its number once the response is complete, limiting the requests that follow (Envoy
+  counts it when the stream ends; the scenarios send their next request after reading the whole answer). A
+  cost that is negative, not a number, or from a source other than Number or Metadata makes the policy invalid.
+
   Background:
     Given an upstream that counts the requests it receives
     And the route "{route}" for the host "{host}" leads to the upstream
@@ -124,6 +130,40 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     And 4 requests with "x-user-id: {caller}" are sent to the route
     Then requests 1 to 4 pass without rate-limit headers
     And the upstream received 4 requests for the route
+
+  @spec-2.7-spec.rateLimit.global.rules @capability-gateway.cost
+  Scenario: A request cost of 2 takes two from the counter, and a request that finds less left gets 429
+    Given the policy "five-per-minute-request-cost-two.yaml" applies to the route
+    When 3 requests with "x-user-id: {caller}" are sent to the route
+    Then request 1 passes with x-ratelimit-remaining "3"
+    And request 2 passes with x-ratelimit-remaining "1"
+    And request 3 is answered 429
+    And every answer has the header "x-ratelimit-limit" "5, 5;w=60"
+    And the upstream received 2 requests for the route
+
+  @spec-2.7-spec.rateLimit.global.rules @capability-gateway.cost
+  Scenario: A response cost of 2 is counted once the response is complete, and limits the requests that follow
+    Given the policy "five-per-minute-response-cost-two.yaml" applies to the route
+    When 3 requests with "x-user-id: {caller}" are sent to the route
+    Then request 1 passes with x-ratelimit-remaining "4"
+    And request 2 passes with x-ratelimit-remaining "1"
+    And request 3 is answered 429
+    And the upstream received 2 requests for the route
+
+  @spec-2.7-spec.rateLimit.global.rules @capability-gateway.cost
+  Scenario Outline: A policy whose cost <flaw> is refused, and the policies after it still apply
+    Given the route "{other_route}" for the host "{other_host}" leads to the upstream
+    When the invalid policy "<policy>" is offered for the route
+    And the policy "three-per-minute-for-other-route.yaml" applies to the route "{other_route}"
+    And 4 requests with "x-user-id: {caller}" are sent to the route
+    Then requests 1 to 4 pass without rate-limit headers
+    And the upstream received 4 requests for the route
+
+    Examples:
+      | flaw                        | policy                 |
+      | is negative                 | cost-negative.yaml     |
+      | is not a number             | cost-not-a-number.yaml |
+      | comes from a request header | cost-from-header.yaml  |
 
   @spec-3.2-window-elapses @spec-2.7-rules.limit.unit @capability-gateway.all-units
   Scenario: When a Second window elapses the counter starts again

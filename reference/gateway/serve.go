@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/ratelimit"
@@ -31,6 +32,11 @@ func (g *Gateway) serve(port int, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.entry.RouteName, x.entry.UpstreamCluster = rt.Name, rt.Cluster
+	if rt.Limits.HasResponseCost() {
+		// Counted when the response is complete, as Envoy counts it when
+		// the stream ends; the client leaving does not cancel it.
+		defer g.limiter.Done(context.WithoutCancel(r.Context()), r, x.client, rt.Limits)
+	}
 	if !g.admit(x, r, rt) {
 		return
 	}

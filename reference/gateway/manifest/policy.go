@@ -148,8 +148,68 @@ func readRule(o *object, global bool) *RateLimitRule {
 		o.d.notice(o.line("shadowMode"), o.field("shadowMode"), "shadowMode only applies to Global rate limits; ignored")
 	}
 	r.Shadow = o.boolean("shadowMode") && global
+	if co := o.child("cost"); co.present() {
+		readCost(co, r, global)
+	}
 	o.done()
 	return r
+}
+
+// readCost reads a rule's cost, validated as Envoy Gateway's CRD and Envoy
+// validate it. A Local rule's cost is checked but not applied.
+func readCost(o *object, r *RateLimitRule, global bool) {
+	if !o.has("request") && !o.has("response") {
+		o.d.notice(o.node, o.path, "neither request nor response is given; the cost is 1 per request")
+	}
+	var req, resp *Cost
+	if so := o.child("request"); so.present() {
+		req = readCostSpecifier(so)
+	}
+	if so := o.child("response"); so.present() {
+		if !global {
+			o.errorf("response", "response cost is not supported for Local Rate Limits")
+		}
+		resp = readCostSpecifier(so)
+	}
+	o.done()
+	if !global {
+		if req != nil {
+			o.d.notice(o.node, o.path, notImplemented+" (a Local rule)")
+		}
+		return
+	}
+	r.RequestCost, r.ResponseCost = req, resp
+}
+
+// readCostSpecifier reads a RateLimitCostSpecifier: from is required,
+// Number or Metadata, and names the one of number and metadata that is
+// given.
+func readCostSpecifier(o *object) *Cost {
+	c := &Cost{From: o.enum("from", "", CostFromNumber, CostFromMetadata)}
+	if !o.has("from") {
+		o.errorf("from", "is required (Number or Metadata)")
+	}
+	if o.has("number") && o.has("metadata") {
+		o.errorf("metadata", "only one of number or metadata can be specified")
+	}
+	if o.has("number") {
+		n, _ := o.integer("number", 0, MaxCost)
+		c.Number = uint64(n)
+	}
+	if mo := o.child("metadata"); mo.present() {
+		c.MetadataNamespace, c.Key = mo.requiredStr("namespace"), mo.requiredStr("key")
+		mo.done()
+	}
+	switch {
+	case c.From == CostFromNumber && !o.has("number"):
+		o.errorf("number", "is required when from is Number")
+	case c.From == CostFromMetadata && !o.has("metadata"):
+		o.errorf("metadata", "is required when from is Metadata")
+	case c.From == CostFromNumber && o.has("metadata"), c.From == CostFromMetadata && o.has("number"):
+		o.errorf("from", "is %s, but the cost is given by %s", c.From, map[string]string{CostFromNumber: "metadata", CostFromMetadata: "number"}[c.From])
+	}
+	o.done()
+	return c
 }
 
 // readSelector reads one client selector: every condition given must hold.

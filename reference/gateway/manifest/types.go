@@ -149,8 +149,32 @@ type RateLimitRule struct {
 	Selectors []*ClientSelector // all must hold; none: every request
 	Shared    bool
 	Shadow    bool // count but never refuse (Global only)
-	Field     string
+	// RequestCost and ResponseCost are the rule's cost (Envoy Gateway's
+	// rules[].cost.request and .response): what a request adds to its
+	// counters, 1 when RequestCost is nil, and what its response adds
+	// once it is complete, nothing when ResponseCost is nil. Global only.
+	RequestCost, ResponseCost *Cost
+	Field                     string
 }
+
+// Cost is a RateLimitCostSpecifier: from Number (a fixed number, 0 only
+// checks the counters) or from Metadata (a value of the request's dynamic
+// metadata, which Envoy reads with %DYNAMIC_METADATA(namespace:key)%).
+type Cost struct {
+	From                   string // CostFromNumber or CostFromMetadata
+	Number                 uint64
+	MetadataNamespace, Key string
+}
+
+// The sources of a cost (Envoy Gateway's RateLimitCostFrom).
+const (
+	CostFromNumber   = "Number"
+	CostFromMetadata = "Metadata"
+)
+
+// MaxCost is the largest cost Envoy accepts (RateLimit.HitsAddend's
+// number: at most 1e9).
+const MaxCost = 1_000_000_000
 
 // Header match types of a client selector.
 const (

@@ -29,7 +29,7 @@ func BenchmarkRedisIncr(b *testing.B) {
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 64})
 	defer raw.Close()
 	ctx := context.Background()
-	if _, err := store.Incr(ctx, []Hit{{Key: "warm-up", TTL: time.Minute}}); err != nil {
+	if _, err := store.Incr(ctx, []Hit{{Key: "warm-up", TTL: time.Minute, Add: 1}}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("Baseline", func(b *testing.B) {
@@ -37,7 +37,7 @@ func BenchmarkRedisIncr(b *testing.B) {
 	})
 	b.Run("Store", func(b *testing.B) {
 		benchRedis(b, raw, func(key string) error {
-			_, err := store.Incr(ctx, []Hit{{Key: key, TTL: time.Hour}})
+			_, err := store.Incr(ctx, []Hit{{Key: key, TTL: time.Hour, Add: 1}})
 			return err
 		})
 	})

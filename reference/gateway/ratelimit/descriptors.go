@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	commonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
 )
@@ -125,13 +126,39 @@ type serviceCall struct {
 }
 
 // serviceCalls are the requests Envoy would send the service for r, in
-// order; a domain none of whose rules applies sends none.
-func (rt *Route) serviceCalls(r *http.Request, client netip.Addr) []serviceCall {
+// order; a domain none of whose rules applies sends none. With response,
+// they are those Envoy sends once the response is complete: the
+// descriptors of the rules with a response cost (Envoy Gateway gives each
+// a second rate limit, apply_on_stream_done, with the same actions).
+//
+// A rule's cost is the descriptor's hits_addend, as Envoy Gateway's
+// translator sets it (RateLimit.hits_addend, which Envoy copies into the
+// descriptor): a number as such; from Metadata, a format
+// %DYNAMIC_METADATA(namespace:key)% that gives nothing in this gateway,
+// which has no filter writing dynamic metadata, so Envoy ignores the
+// descriptor. Without a request cost the descriptor has no hits_addend,
+// and the service adds 1.
+func (rt *Route) serviceCalls(r *http.Request, client netip.Addr, response bool) []serviceCall {
 	var calls []serviceCall
 	for _, d := range rt.service {
 		var ds []*commonv3.RateLimitDescriptor
 		for _, s := range d.rules {
+			c := s.RequestCost
+			if response {
+				if c = s.ResponseCost; c == nil {
+					continue
+				}
+			}
+			if c != nil && c.From != manifest.CostFromNumber {
+				continue
+			}
+			n := len(ds)
 			ds = s.descriptors(ds, r, client)
+			if c != nil {
+				for _, d := range ds[n:] {
+					d.HitsAddend = wrapperspb.UInt64(c.Number)
+				}
+			}
 		}
 		if len(ds) > 0 {
 			calls = append(calls, serviceCall{domain: d.domain, descriptors: ds})

@@ -206,7 +206,7 @@ func TestServiceDescriptors(t *testing.T) {
 	calls := func(r, ip string, headers ...string) string {
 		method, path, _ := strings.Cut(r, " ")
 		var out []string
-		for _, c := range rt.serviceCalls(request(method, path, headers...), netip.MustParseAddr(ip)) {
+		for _, c := range rt.serviceCalls(request(method, path, headers...), netip.MustParseAddr(ip), false) {
 			var ds []string
 			for _, d := range c.descriptors {
 				var es []string
@@ -245,7 +245,7 @@ func TestServiceDescriptors(t *testing.T) {
 	r := request("GET", "/")
 	r.Header.Add("x-user-id", "carol")
 	r.Header.Add("x-user-id", "dave")
-	if c := rt.serviceCalls(r, netip.MustParseAddr("192.168.1.1")); len(c) == 0 || c[0].descriptors[0].Entries[1].Value != "carol" {
+	if c := rt.serviceCalls(r, netip.MustParseAddr("192.168.1.1"), false); len(c) == 0 || c[0].descriptors[0].Entries[1].Value != "carol" {
 		t.Errorf("first value: %v", c)
 	}
 }

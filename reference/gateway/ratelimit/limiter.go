@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/gateway/manifest"
 )
 
 // FailureLogInterval is the least time between two log lines about a
@@ -142,6 +144,63 @@ func (l *Limiter) Check(ctx context.Context, r *http.Request, client netip.Addr,
 	return st.decision(Pass, false)
 }
 
+// Done counts the response cost of the Global rules of r's route that
+// have one, once the response is complete (Envoy's apply_on_stream_done
+// rate limits): the counters of the rules that apply to r grow by it,
+// whatever became of r, and what they count is not looked at (it limits
+// the requests that follow). A failing store or service only logs.
+func (l *Limiter) Done(ctx context.Context, r *http.Request, client netip.Addr, rt *Route) {
+	if rt == nil || !rt.responseCost {
+		return
+	}
+	if l.service != nil {
+		for _, c := range rt.serviceCalls(r, client, true) {
+			if _, err := l.service.ask(ctx, c); err != nil {
+				l.failures.failed(err, "a response cost is not counted")
+			}
+		}
+		return
+	}
+	now := l.now().Unix()
+	var hits []Hit
+	for _, b := range rt.global {
+		add, ok := b.cost(b.ResponseCost)
+		if !ok || b.ResponseCost == nil {
+			continue
+		}
+		w := b.window()
+		start := now - now%w
+		if key, ok := b.key(r, client, start); ok {
+			hits = append(hits, Hit{Key: key, TTL: time.Duration(start+w-now) * time.Second, Add: add})
+		}
+	}
+	if len(hits) == 0 {
+		return
+	}
+	if _, err := l.global.Incr(ctx, hits); err != nil {
+		l.failures.failed(err, "a response cost is not counted")
+	}
+}
+
+// HasResponseCost tells whether some Global rule of the route counts a
+// response cost, so that Done has something to do.
+func (rt *Route) HasResponseCost() bool { return rt != nil && rt.responseCost }
+
+// cost is what a request adds to the rule's counter for c (nil: 1). A cost
+// from Metadata names the request's dynamic metadata, which no filter of
+// this gateway writes: Envoy ignores a descriptor whose hits_addend format
+// gives no number, so the rule does not apply (ok=false).
+func (b bound) cost(c *manifest.Cost) (add int64, ok bool) {
+	switch {
+	case c == nil:
+		return 1, true
+	case c.From == manifest.CostFromNumber:
+		return int64(c.Number), true
+	default:
+		return 0, false
+	}
+}
+
 // statuses collects the applied rules' counts.
 type statuses struct {
 	hits    []Hit
@@ -160,11 +219,15 @@ func (s *statuses) count(ctx context.Context, store Store, rules []bound, r *htt
 	for _, b := range rules {
 		w := b.window()
 		start := now - now%w
+		add, ok := b.cost(b.RequestCost)
+		if !ok {
+			continue
+		}
 		key, ok := b.key(r, client, start)
 		if !ok {
 			continue
 		}
-		s.hits = append(s.hits, Hit{Key: key, TTL: time.Duration(start+w-now) * time.Second})
+		s.hits = append(s.hits, Hit{Key: key, TTL: time.Duration(start+w-now) * time.Second, Add: add})
 		s.applied = append(s.applied, b)
 	}
 	if len(s.hits) == 0 {

@@ -304,9 +304,9 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 func TestMemoryForgetsEndedWindows(t *testing.T) {
 	c := at1000()
 	m := NewMemory(c.Now)
-	_, _ = m.Incr(context.Background(), []Hit{{Key: "a", TTL: time.Second}, {Key: "b", TTL: time.Hour}})
+	_, _ = m.Incr(context.Background(), []Hit{{Key: "a", TTL: time.Second, Add: 1}, {Key: "b", TTL: time.Hour, Add: 1}})
 	c.add(sweepInterval)
-	if n, _ := m.Incr(context.Background(), []Hit{{Key: "a", TTL: time.Minute}}); n[0] != 1 {
+	if n, _ := m.Incr(context.Background(), []Hit{{Key: "a", TTL: time.Minute, Add: 1}}); n[0] != 1 {
 		t.Fatalf("an ended counter must start again: %v", n)
 	}
 	if m.Len() != 2 {

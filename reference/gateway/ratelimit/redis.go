@@ -18,15 +18,16 @@ const RedisTimeout = time.Second
 
 // incrScript increments the counters of a batch of requests in one round
 // trip and sets a counter's expiry when it is created: KEYS are the
-// counters, ARGV their expiries in seconds, and the counts come back in
-// their order. Being one script, it is atomic: exactly `requests` callers
+// counters, ARGV their expiries in seconds and what each adds (the rule's
+// cost), in pairs, and the counts come back in their order. Being one script, it is atomic: exactly `requests` callers
 // see a count within the limit, however many gateways share the Redis, and
 // no counter is left without an expiry.
 var incrScript = redis.NewScript(`
 local counts = {}
 for i, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  local add = tonumber(ARGV[2*i])
+  local n = redis.call('INCRBY', key, add)
+  if n == add then redis.call('EXPIRE', key, ARGV[2*i-1]) end
   counts[i] = n
 end
 return counts
@@ -83,12 +84,12 @@ func CheckRedisURL(rawURL string) error {
 // context ends stops waiting; its hits may still be counted, as they may
 // be when a reply is lost.
 func (r *Redis) Incr(ctx context.Context, hits []Hit) ([]int64, error) {
-	c := &incrCall{keys: make([]string, len(hits)), ttls: make([]any, len(hits)), done: make(chan struct{})}
+	c := &incrCall{keys: make([]string, len(hits)), ttls: make([]any, 2*len(hits)), done: make(chan struct{})}
 	for i, h := range hits {
 		c.keys[i] = h.Key
 		// A second of slack keeps a counter alive to the end of its
 		// window even if the Redis clock runs a little ahead.
-		c.ttls[i] = int64(h.TTL/time.Second) + 1
+		c.ttls[2*i], c.ttls[2*i+1] = int64(h.TTL/time.Second)+1, h.Add
 	}
 	r.batch.submit(c, r.flush)
 	select {
@@ -105,7 +106,7 @@ func (r *Redis) Incr(ctx context.Context, hits []Hit) ([]int64, error) {
 // incrCall is one request's script call, answered by its batch.
 type incrCall struct {
 	keys   []string
-	ttls   []any
+	ttls   []any // expiry and addend of each key
 	counts []int64
 	err    error
 	done   chan struct{}

@@ -22,14 +22,14 @@ func TestRedisCountsAndExpires(t *testing.T) {
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer raw.Close()
 	// The first call loads the script; count the calls after it.
-	if _, err := store.Incr(ctx, []Hit{{Key: "warm-up", TTL: time.Second}}); err != nil {
+	if _, err := store.Incr(ctx, []Hit{{Key: "warm-up", TTL: time.Second, Add: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := raw.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
 	for want := int64(1); want <= 3; want++ {
-		n, err := store.Incr(ctx, []Hit{{Key: "k1", TTL: 30 * time.Second}, {Key: "k2", TTL: time.Hour}})
+		n, err := store.Incr(ctx, []Hit{{Key: "k1", TTL: 30 * time.Second, Add: 1}, {Key: "k2", TTL: time.Hour, Add: 1}})
 		if err != nil || n[0] != want || n[1] != want {
 			t.Fatalf("%v %v, want %d", n, err, want)
 		}
@@ -106,7 +106,7 @@ func TestRedisOutageAndRecovery(t *testing.T) {
 	srv := redistest.Start(t)
 	store := newStore(t, srv)
 	ctx := context.Background()
-	hit := []Hit{{Key: "k", TTL: time.Hour}}
+	hit := []Hit{{Key: "k", TTL: time.Hour, Add: 1}}
 	if _, err := store.Incr(ctx, hit); err != nil {
 		t.Fatal(err)
 	}
@@ -197,9 +197,9 @@ func TestRedisCountsABacklog(t *testing.T) {
 		wg.Go(func() {
 			// Every other request has a counter of its own besides the
 			// shared one, so the batches mix requests of one and two.
-			hits := []Hit{{Key: "shared", TTL: time.Hour}}
+			hits := []Hit{{Key: "shared", TTL: time.Hour, Add: 1}}
 			if i%2 == 1 {
-				hits = append(hits, Hit{Key: "own-" + strconv.Itoa(i), TTL: time.Hour})
+				hits = append(hits, Hit{Key: "own-" + strconv.Itoa(i), TTL: time.Hour, Add: 1})
 			}
 			n, err := store.Incr(context.Background(), hits)
 			if err != nil || len(n) != len(hits) || (len(n) == 2 && n[1] != 1) {

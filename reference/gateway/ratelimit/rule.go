@@ -34,6 +34,8 @@ type Route struct {
 	// service are the Global rules as a rate limit service is asked about
 	// them, grouped by domain (NewRouteOn; none without a listener).
 	service []serviceDomain
+	// responseCost: some Global rule has a response cost.
+	responseCost bool
 }
 
 // bound is a rule with the prefix of its counter names on one route.
@@ -61,6 +63,7 @@ func NewRoute(name string, rules []*Rule) *Route {
 			rt.local = append(rt.local, b)
 		} else {
 			rt.global = append(rt.global, b)
+			rt.responseCost = rt.responseCost || r.ResponseCost != nil
 		}
 	}
 	return rt

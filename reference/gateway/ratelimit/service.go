@@ -108,7 +108,7 @@ func (s *Service) String() string { return "grpc://" + s.addr }
 // with those of the Local rules in st.
 func (l *Limiter) ask(ctx context.Context, r *http.Request, client netip.Addr, rt *Route, st *statuses) Decision {
 	var added [][2]string
-	for _, c := range rt.serviceCalls(r, client) {
+	for _, c := range rt.serviceCalls(r, client, false) {
 		resp, err := l.service.ask(ctx, c)
 		switch {
 		case err != nil && l.failClosed:

@@ -8,7 +8,8 @@ import (
 
 // Store keeps counters.
 type Store interface {
-	// Incr adds one to each counter and returns the new counts, in order.
+	// Incr adds each hit's Add to its counter and returns the new counts,
+	// in order.
 	// A counter starts at zero and may be forgotten once its TTL has
 	// passed. One call is one round trip to a remote store.
 	Incr(ctx context.Context, hits []Hit) ([]int64, error)
@@ -20,6 +21,9 @@ type Hit struct {
 	// TTL is the time left in the counter's window, by the limiter's
 	// clock: the counter is not needed after it.
 	TTL time.Duration
+	// Add is what the hit adds: the rule's cost, 1 by default; 0 only
+	// reads the counter (and starts it).
+	Add int64
 }
 
 // sweepInterval is how often Memory forgets counters whose window is over.
@@ -61,7 +65,7 @@ func (m *Memory) Incr(_ context.Context, hits []Hit) ([]int64, error) {
 			c = &memCounter{end: now.Add(h.TTL)}
 			m.counts[h.Key] = c
 		}
-		c.n++
+		c.n += h.Add
 		out[i] = c.n
 	}
 	return out, nil
