@@ -55,6 +55,7 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	data := fs.String("data", "", "data directory: keep the state in DIR/authserver.db (default: memory, lost at exit)")
 	storeURL := fs.String("store", "", "PostgreSQL URL (postgres://user:password@host:port/db) keeping the state, shared by replicas (default: memory)")
 	rotation := fs.Duration("key-rotation", 0, "replace the signing key when older than this, e.g. 720h; earlier keys stay in /token_keys until their tokens expire (default: never)")
+	policies := authPolicyFlags(fs)
 	return func(ctx context.Context, env buildEnv) (*instance, error) {
 		if *accessTTL <= 0 || *refreshTTL <= 0 {
 			return nil, usageError{errors.New("--access-token-ttl and --refresh-token-ttl must be positive")}
@@ -64,6 +65,10 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 		}
 		if *rotation < 0 {
 			return nil, usageError{errors.New("--key-rotation must not be negative")}
+		}
+		lockout, passwords, err := policies()
+		if err != nil {
+			return nil, usageError{err}
 		}
 		self, err := externalURL(fs, *baseURL, "the token issuer")
 		if err != nil {
@@ -82,6 +87,8 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 			AccessTokenTTL:    *accessTTL,
 			RefreshTokenTTL:   *refreshTTL,
 			Logger:            env.log,
+			Lockout:           lockout,
+			PasswordPolicy:    passwords,
 		}
 		if *seedDemo {
 			opts.Demo = &authserver.Demo{GreetingURL: *greetingURL, FortuneURL: *fortuneURL}

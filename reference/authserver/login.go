@@ -40,10 +40,9 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("username"))
-	u, ok := s.checkPassword(r.Context(), name, r.PostFormValue("password"))
-	if !ok {
-		s.log.Info("sign-in refused", "username", name)
-		s.render(w, http.StatusUnauthorized, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf, Username: name, Error: badCredentials})
+	u, refused := s.authenticate(r, name, r.PostFormValue("password"))
+	if refused != nil {
+		s.render(w, refused.status, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf, Username: name, Error: refused.message})
 		return
 	}
 	s.log.Info("signed in", "username", u.UserName, "user_id", u.ID)
@@ -55,12 +54,11 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
-// checkPassword returns the active user whose password this is. An unknown
-// user costs a bcrypt comparison too, so timing does not tell which user
-// names exist.
-func (s *Server) checkPassword(ctx context.Context, name, password string) (*userRecord, bool) {
-	u, ok := s.store.userByName(name)
-	if !ok || !u.Active {
+// checkPassword returns u when password is its password. Without an active
+// user it costs a bcrypt comparison too (against a dummy hash), so timing
+// does not tell which user names exist.
+func (s *Server) checkPassword(ctx context.Context, u *userRecord, password string) (*userRecord, bool) {
+	if u == nil || !u.Active {
 		_ = s.hasher.Compare(ctx, s.dummyHash(), []byte(password))
 		return nil, false
 	}

@@ -40,7 +40,9 @@ func TestClientMemoSeesEveryWrite(t *testing.T) {
 func TestTokenStateMemoSeesRevocation(t *testing.T) {
 	db := kv.NewMemory()
 	s, replica := newStore(db, nil), newStore(db, nil)
-	if err := s.update(func(tx kv.Tx) error { return putJSON(tx, "access", "sig", tokenEntry{Active: true}) }); err != nil {
+	if err := s.update(func(tx kv.Tx) error {
+		return putJSON(tx, s.access.bucket, s.access.key("sig"), tokenEntry{Active: true})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if found, active, err := s.access.state("sig"); !found || !active || err != nil {

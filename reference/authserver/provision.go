@@ -28,6 +28,7 @@ const maxNameBytes = 255
 type userSpec struct {
 	UserName, GivenName, FamilyName, Email, Password string
 	Active, Verified                                 bool
+	Policy                                           PasswordPolicy // the seed's is the zero policy
 }
 
 // addUser validates and stores a new user. The duplicate check runs before
@@ -42,8 +43,8 @@ func (s *Server) addUser(ctx context.Context, spec userSpec) (*userRecord, error
 	if _, err := mail.ParseAddress(spec.Email); err != nil || !strings.Contains(spec.Email, "@") {
 		return nil, invalidf("An email must be provided: a valid e-mail address in emails[0].value")
 	}
-	if spec.Password == "" {
-		return nil, invalidf("A password must be provided")
+	if err := spec.Policy.check(spec.Password); err != nil {
+		return nil, err
 	}
 	if _, dup := s.store.userByName(spec.UserName); dup {
 		return nil, conflictf("Username already in use: %s", spec.UserName)

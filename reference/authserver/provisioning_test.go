@@ -86,7 +86,7 @@ func TestProvisioningStatuses(t *testing.T) {
 		{"duplicate user", "POST", "/Users", admin, `{"userName":"MARISSA","password":"pw","emails":[{"value":"m@test.org"}]}`, 409, "scim_resource_already_exists"},
 		{"user without name", "POST", "/Users", admin, `{"password":"pw","emails":[{"value":"x@test.org"}]}`, 400, "invalid_scim_resource"},
 		{"user without e-mail", "POST", "/Users", admin, `{"userName":"e","password":"pw"}`, 400, "invalid_scim_resource"},
-		{"user with a long password", "POST", "/Users", admin, `{"userName":"l","password":"` + strings.Repeat("p", 73) + `","emails":[{"value":"l@test.org"}]}`, 400, "invalid_scim_resource"},
+		{"user with a long password", "POST", "/Users", admin, `{"userName":"l","password":"` + strings.Repeat("p", 73) + `","emails":[{"value":"l@test.org"}]}`, 400, "invalid_password"},
 		{"not JSON", "POST", "/Users", admin, `{"userName":`, 400, "invalid_scim_resource"},
 		{"wrong type", "POST", "/Users", admin, `{"userName":1}`, 400, "invalid_scim_resource"},
 		{"no token", "POST", "/Users", "", user, 401, "unauthorized"},

@@ -112,6 +112,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 		UserName: in.UserName, GivenName: in.Name.GivenName, FamilyName: in.Name.FamilyName,
 		Email: primaryEmail(in.Emails), Password: in.Password,
 		Active: in.Active == nil || *in.Active, Verified: in.Verified == nil || *in.Verified,
+		Policy: s.passwordPolicy,
 	})
 	if err != nil {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
@@ -133,20 +134,18 @@ func primaryEmail(emails []scimEmail) string {
 	return ""
 }
 
-// listUsers supports the filter userName eq "..." only.
+// listUsers lists every user, or those a filter selects (scim_filter.go).
 func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.requireScope(w, r, "scim.read"); !ok {
 		return
 	}
-	name, filtered, ok := eqFilter(w, r, "userName")
-	if !ok {
+	if f := r.URL.Query().Get("filter"); f != "" {
+		s.listFilteredUsers(w, r, f)
 		return
 	}
 	var out []scimUser
 	for _, u := range s.store.listUsers() {
-		if !filtered || fold(u.UserName) == fold(name) {
-			out = append(out, s.scimUserOf(u))
-		}
+		out = append(out, s.scimUserOf(u))
 	}
 	writeJSON(w, http.StatusOK, newSCIMList(out))
 }
@@ -265,6 +264,9 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
 		return
 	}
+	if err := s.lockout.forget(u.ID); err != nil {
+		s.log.Error("deleting a user's failure count", "user_id", u.ID, "err", err)
+	}
 	writeJSON(w, http.StatusOK, s.scimUserOf(u))
 }
 
@@ -290,6 +292,8 @@ func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCod
 		writeError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
 	case isConflict(err):
 		writeError(w, http.StatusConflict, conflictCode, err.Error())
+	case isInvalidPassword(err):
+		writePasswordError(w, err)
 	case isInvalid(err):
 		writeError(w, http.StatusBadRequest, invalidCode, err.Error())
 	default:

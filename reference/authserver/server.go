@@ -67,6 +67,12 @@ type Options struct {
 	HashCost int
 	// Demo, when set, seeds the demo identities (see Demo).
 	Demo *Demo
+	// Lockout counts failed sign-ins in Store and locks a user name out
+	// (UAA's lockoutPolicy; zero fields: UAA's defaults).
+	Lockout LockoutPolicy
+	// PasswordPolicy is checked on the passwords of users created through
+	// POST /Users (UAA's passwordPolicy; zero: UAA's default).
+	PasswordPolicy PasswordPolicy
 	// Logger receives sign-ins, unexpected errors and debug request logs; nil
 	// discards them.
 	Logger *slog.Logger
@@ -86,6 +92,9 @@ type Server struct {
 	pages    *pages
 	locks    *keyedLocks
 	mux      *http.ServeMux
+
+	lockout        *lockout
+	passwordPolicy PasswordPolicy
 
 	dummyOnce sync.Once
 	dummy     []byte // see dummyHash
@@ -107,12 +116,23 @@ func New(opts Options) (*Server, error) {
 	if opts.KeyRotation < 0 {
 		return nil, errors.New("authserver: the key rotation period must not be negative")
 	}
+	passwords, err := opts.PasswordPolicy.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	lockoutPolicy, err := opts.Lockout.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	log := orDiscard(opts.Logger)
 	db := opts.Store
 	if db == nil {
 		db = kv.NewMemory()
 	}
 	st := newStore(db, log)
+	if err := st.migrate(); err != nil {
+		return nil, fmt.Errorf("authserver: store %s: migrating: %w", db, err)
+	}
 	keys, err := openKeyring(st, opts.SigningKey, opts.KeyRotation,
 		max(cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL), authCodeTTL), log)
 	if err != nil {
@@ -131,6 +151,9 @@ func New(opts Options) (*Server, error) {
 		store:    st,
 		browsers: newBrowserSessions(strings.HasPrefix(base, "https://")),
 		locks:    newKeyedLocks(),
+
+		passwordPolicy: passwords,
+		lockout:        newLockout(st, secret, lockoutPolicy),
 	}
 	if s.pages, err = loadPages(); err != nil {
 		return nil, err

@@ -46,11 +46,11 @@ const (
 
 func newStore(db kv.Store, log *slog.Logger) *store {
 	s := &store{db: db, local: kv.InProcess(db), log: orDiscard(log), clients: newDecodeMemo[clientRecord]()}
-	s.codes = newTokenTable(s, "codes", fosite.AuthorizeCode)
-	s.pkce = newTokenTable(s, "pkce", fosite.AuthorizeCode)
-	s.oidc = newTokenTable(s, "oidc", fosite.AuthorizeCode)
-	s.access = newTokenTable(s, "access", fosite.AccessToken)
-	s.refresh = newTokenTable(s, "refresh", fosite.RefreshToken)
+	s.codes = newTokenTable(s, "codes", fosite.AuthorizeCode, false)
+	s.pkce = newTokenTable(s, "pkce", fosite.AuthorizeCode, false)
+	s.oidc = newTokenTable(s, "oidc", fosite.AuthorizeCode, false)
+	s.access = newTokenTable(s, bucketAccessTokens, fosite.AccessToken, true)
+	s.refresh = newTokenTable(s, "refresh", fosite.RefreshToken, false)
 	return s
 }
 

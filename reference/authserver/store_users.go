@@ -39,15 +39,22 @@ type groupRecord struct {
 func fold(name string) string { return strings.ToLower(name) }
 
 func (s *store) createUser(u *userRecord) error {
-	return s.update(func(tx kv.Tx) error {
-		if _, dup, err := tx.Get(bucketUserNames, fold(u.UserName)); err != nil || dup {
-			return cmp.Or(err, conflictf("Username already in use: %s", u.UserName))
-		}
-		if err := putJSON(tx, bucketUsers, u.ID, u); err != nil {
-			return err
-		}
-		return tx.Put(bucketUserNames, fold(u.UserName), []byte(u.ID))
-	})
+	return s.update(func(tx kv.Tx) error { return insertUser(tx, u) })
+}
+
+// insertUser stores a new user with its entries in the indexes by name and
+// by e-mail (scim_filter.go).
+func insertUser(tx kv.Tx, u *userRecord) error {
+	if _, dup, err := tx.Get(bucketUserNames, fold(u.UserName)); err != nil || dup {
+		return cmp.Or(err, conflictf("Username already in use: %s", u.UserName))
+	}
+	if err := putJSON(tx, bucketUsers, u.ID, u); err != nil {
+		return err
+	}
+	if err := tx.Put(bucketUserEmails, emailKey(u.Email, u.ID), []byte{1}); err != nil {
+		return err
+	}
+	return tx.Put(bucketUserNames, fold(u.UserName), []byte(u.ID))
 }
 
 func (s *store) user(id string) (*userRecord, bool) {
@@ -263,6 +270,9 @@ func (s *store) deleteUser(id string) (*userRecord, error) {
 			return err
 		}
 		if err := tx.Delete(bucketUserNames, fold(u.UserName)); err != nil {
+			return err
+		}
+		if err := tx.Delete(bucketUserEmails, emailKey(u.Email, id)); err != nil {
 			return err
 		}
 		return tx.Delete(bucketUsers, id)

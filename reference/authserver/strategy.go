@@ -142,13 +142,14 @@ func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
 			return nil, errTokenUnknown
 		}
 		v = newVerifiedToken(c)
+		v.key = t.store.access.key(jwtSignature(raw))
 		t.verified.add(raw, v)
 	}
 	c := &v.claims
 	if t.now().Unix() >= c.Exp {
 		return v, errTokenExpired
 	}
-	found, active, err := t.store.access.state(jwtSignature(raw))
+	found, active, err := t.store.access.stateOf(v.key)
 	if err != nil {
 		t.store.readFailed("access token", err)
 		return nil, errTokenUnknown
@@ -182,6 +183,7 @@ type verifiedTokens struct {
 // them was half of check_token's time once the store reads were memoized.
 type verifiedToken struct {
 	claims accessClaims
+	key    string // its key in the store: a digest, made once (tokenTable.key)
 	status int    // of check_token's answer: 200, or 500 if it could not be encoded
 	answer []byte // its body
 }

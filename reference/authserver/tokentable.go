@@ -1,7 +1,9 @@
 package authserver
 
 import (
-	"encoding/json"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"net/url"
 	"slices"
@@ -14,16 +16,32 @@ import (
 )
 
 // tokenTable holds one kind of fosite request (codes, PKCE or OpenID
-// Connect requests, access or refresh tokens) by signature in bucket, with
-// an index by request id in bucket+"-req" (request id NUL signature):
-// revocation works on every token of one grant.
+// Connect requests, access or refresh tokens) by key in bucket, with two
+// indexes, both kept in the same transaction as the entry:
+//
+//   - bucket+"-req": request id NUL key. Revocation works on every token of
+//     one grant.
+//   - bucket+"-exp": the expiry (8 bytes, big-endian Unix nanoseconds) then
+//     the key, with the request id in the value (expiryValue). Expired
+//     entries sort first, so a sweep reads exactly the ones it deletes, a
+//     batch at a time, however many live ones there are (bbolt's B+tree,
+//     PostgreSQL's primary key index, Memory's ordered keys).
+//
+// The key is the token's signature, except for access tokens (lean): their
+// signature is 342 characters (RS256), so they are stored by its SHA-256,
+// with only what introspection, revocation and check_token read
+// (accessRequest); the token itself carries its claims.
 type tokenTable struct {
-	s      *store
-	bucket string
-	index  string
-	kind   fosite.TokenType // whose expiry lets an entry be dropped
-	writes atomic.Int64     // since the last sweep, in this process
-	states *decodeMemo[entryState]
+	s        *store
+	bucket   string
+	index    string
+	expiry   string
+	kind     fosite.TokenType // whose expiry lets an entry be dropped
+	lean     bool
+	writes   atomic.Int64 // in this process: every minSweepWrites-th one sweeps
+	backlog  atomic.Bool  // the last sweep left expired entries: the next write sweeps
+	sweeping atomic.Bool  // one sweep at a time in this process
+	states   *decodeMemo[entryState]
 }
 
 // entryState is the part of a tokenEntry that state reads.
@@ -31,12 +49,16 @@ type entryState struct {
 	Active bool `json:"active"`
 }
 
-// tokenEntry is a stored request. Inactive means used (a code), rotated or
-// revoked (a token): fosite and check_token tell these apart from unknown.
+// tokenEntry is a stored request: the whole of it (Req), or for an access
+// token what is read of it (Access). Inactive means used (a code), rotated
+// or revoked (a token): fosite and check_token tell these apart from
+// unknown. Expires is the expiry of the table's kind, which the expiry index
+// repeats.
 type tokenEntry struct {
-	Req     storedRequest `json:"req"`
-	Active  bool          `json:"active"`
-	Expires time.Time     `json:"expires,omitzero"`
+	Req     *storedRequest `json:"req,omitempty"`
+	Access  *accessRequest `json:"access,omitempty"`
+	Active  bool           `json:"active"`
+	Expires time.Time      `json:"expires,omitzero"`
 }
 
 // storedRequest is a fosite request as stored: the client by id (and the
@@ -54,12 +76,50 @@ type storedRequest struct {
 	GrantedAudience   []string   `json:"grantedAudience,omitempty"`
 }
 
-// minSweepWrites is how many writes of one process pass between sweeps of
-// expired entries.
-const minSweepWrites = 1024
+// accessRequest is what an access token's entry keeps of its request:
+// fosite's introspection answers with the client, scopes, audience, time of
+// the request, subject, user name and expiry, and its revocation needs the
+// client and the request id; the form (a few dozen bytes) comes back as it
+// went in, as for every table. Nothing reads the rest of the session (the
+// ID token claims, the user's names, the nonce): a new access token is made
+// from the refresh token's entry, which keeps the whole request.
+type accessRequest struct {
+	ID          string     `json:"id"`
+	RequestedAt time.Time  `json:"at"`
+	ClientID    string     `json:"client,omitempty"`
+	Scope       []string   `json:"scope,omitempty"`
+	Audience    []string   `json:"aud,omitempty"`
+	Subject     string     `json:"sub,omitempty"`
+	Username    string     `json:"username,omitempty"`
+	Form        url.Values `json:"form,omitempty"`
+}
 
-func newTokenTable(s *store, bucket string, kind fosite.TokenType) *tokenTable {
-	return &tokenTable{s: s, bucket: bucket, index: bucket + "-req", kind: kind, states: newDecodeMemo[entryState]()}
+func (e *tokenEntry) requestID() string {
+	switch {
+	case e.Access != nil:
+		return e.Access.ID
+	case e.Req != nil:
+		return e.Req.ID
+	}
+	return ""
+}
+
+const (
+	// minSweepWrites is how many writes of one process pass between sweeps
+	// of expired entries.
+	minSweepWrites = 64
+	// sweepBatch bounds the entries one sweep deletes, in one transaction,
+	// whatever the backlog: it holds writers back (bbolt has one writer at
+	// a time) for 2 ms with 1,000 live tokens and 11 ms with 100,000, where
+	// each deleted key dirties a page of its own (BenchmarkScaleSweepBatch).
+	sweepBatch = 256
+)
+
+func newTokenTable(s *store, bucket string, kind fosite.TokenType, lean bool) *tokenTable {
+	return &tokenTable{
+		s: s, bucket: bucket, index: bucket + "-req", expiry: bucket + "-exp", kind: kind, lean: lean,
+		states: newDecodeMemo[entryState](),
+	}
 }
 
 var errForeignRequest = errors.New("authserver: a request without a session or client of this server")
@@ -85,8 +145,48 @@ func toStored(r fosite.Requester) (storedRequest, error) {
 	return sr, nil
 }
 
+// entryOf is the entry that stores r in this table.
+func (t *tokenTable) entryOf(r fosite.Requester) (tokenEntry, error) {
+	sr, err := toStored(r)
+	if err != nil {
+		return tokenEntry{}, err
+	}
+	e := tokenEntry{Active: true, Expires: sr.Session.GetExpiresAt(t.kind)}
+	if t.lean {
+		e.Access = leanOf(&sr)
+	} else {
+		e.Req = &sr
+	}
+	return e, nil
+}
+
+func leanOf(sr *storedRequest) *accessRequest {
+	a := &accessRequest{
+		ID: sr.ID, RequestedAt: sr.RequestedAt, ClientID: sr.ClientID,
+		Scope: sr.GrantedScope, Audience: sr.GrantedAudience, Form: sr.Form,
+	}
+	if sr.Session != nil {
+		a.Subject, a.Username = sr.Session.GetSubject(), sr.Session.GetUsername()
+	}
+	return a
+}
+
 // toRequest rebuilds the fosite request, with the client as it is now.
-func (t *tokenTable) toRequest(sr storedRequest) (*fosite.Request, bool) {
+func (t *tokenTable) toRequest(e *tokenEntry) (*fosite.Request, bool) {
+	sr := e.Req
+	if e.Access != nil {
+		a := e.Access
+		sess := newClientSession()
+		sess.Subject, sess.Username = a.Subject, a.Username
+		sess.SetExpiresAt(t.kind, e.Expires)
+		sr = &storedRequest{
+			ID: a.ID, RequestedAt: a.RequestedAt, ClientID: a.ClientID,
+			GrantedScope: a.Scope, GrantedAudience: a.Audience, Form: a.Form, Session: sess,
+		}
+	}
+	if sr == nil {
+		return nil, false
+	}
 	req := &fosite.Request{
 		ID: sr.ID, RequestedAt: sr.RequestedAt,
 		RequestedScope: sr.RequestedScope, GrantedScope: sr.GrantedScope,
@@ -108,54 +208,106 @@ func (t *tokenTable) toRequest(sr storedRequest) (*fosite.Request, bool) {
 	return req, true
 }
 
-func sigKey(requestID, sig string) string { return requestID + "\x00" + sig }
+func sigKey(requestID, key string) string { return requestID + "\x00" + key }
+
+// key is the store's key of a token's signature.
+func (t *tokenTable) key(sig string) string {
+	if !t.lean {
+		return sig
+	}
+	sum := sha256.Sum256([]byte(sig))
+	return string(sum[:])
+}
+
+// expiryKey is the key of the expiry index: an expiry before 1970 (never
+// set by fosite) sorts first.
+func expiryKey(exp time.Time, key string) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(max(exp.UnixNano(), 0)))
+	return string(b[:]) + key
+}
 
 // put stores r.
 func (t *tokenTable) put(sig string, r fosite.Requester) error {
-	sr, err := toStored(r)
+	e, err := t.entryOf(r)
 	if err != nil {
 		return err
 	}
-	e := tokenEntry{Req: sr, Active: true}
-	if sr.Session != nil {
-		e.Expires = sr.Session.GetExpiresAt(t.kind)
-	}
+	key := t.key(sig)
 	err = t.s.update(func(tx kv.Tx) error {
-		if err := t.remove(tx, sig); err != nil {
+		if err := t.remove(tx, key); err != nil {
 			return err
 		}
-		if err := putJSON(tx, t.bucket, sig, e); err != nil {
-			return err
-		}
-		return tx.Put(t.index, sigKey(sr.ID, sig), []byte{1})
+		return t.write(tx, key, e)
 	})
-	if err == nil && t.writes.Add(1) >= minSweepWrites {
-		t.writes.Store(0)
-		if serr := t.sweep(time.Now()); serr != nil {
-			t.s.log.Warn("sweeping expired tokens failed", "table", t.bucket, "err", serr)
-		}
+	if err == nil && (t.writes.Add(1)%minSweepWrites == 0 || t.backlog.Swap(false)) {
+		t.sweepAfterWrite()
 	}
 	return err
+}
+
+// write stores e under key with its two index entries; key must be free.
+func (t *tokenTable) write(tx kv.Tx, key string, e tokenEntry) error {
+	if err := putJSON(tx, t.bucket, key, e); err != nil {
+		return err
+	}
+	id := e.requestID()
+	if err := tx.Put(t.index, sigKey(id, key), []byte{1}); err != nil {
+		return err
+	}
+	if e.Expires.IsZero() {
+		return nil // never swept, as before the index
+	}
+	return tx.Put(t.expiry, expiryKey(e.Expires, key), expiryValue(id))
+}
+
+// expiryValue is the value of an expiry index entry: a byte that keeps it
+// from being empty (which a store refuses), then the request id.
+func expiryValue(requestID string) []byte { return []byte("r" + requestID) }
+
+// sweepAfterWrite runs one sweep in the writer's goroutine: one bounded
+// transaction, after the writer's own has committed; none when another
+// writer's sweep is running (two would delete the same entries).
+func (t *tokenTable) sweepAfterWrite() {
+	if !t.sweeping.CompareAndSwap(false, true) {
+		t.backlog.Store(true)
+		return
+	}
+	defer t.sweeping.Store(false)
+	_, more, err := t.sweep(time.Now())
+	if err != nil {
+		t.s.log.Warn("sweeping expired tokens failed", "table", t.bucket, "err", err)
+		return
+	}
+	if more {
+		t.backlog.Store(true)
+	}
 }
 
 // get returns the stored request.
 func (t *tokenTable) get(sig string) (req *fosite.Request, active, ok bool, err error) {
 	var e tokenEntry
 	err = t.s.view(func(tx kv.Tx) (err error) {
-		ok, err = getJSON(tx, t.bucket, sig, &e)
+		ok, err = getJSON(tx, t.bucket, t.key(sig), &e)
 		return err
 	})
 	if err != nil || !ok {
 		return nil, false, false, err
 	}
-	req, ok = t.toRequest(e.Req)
+	req, ok = t.toRequest(&e)
 	return req, e.Active, ok, nil
 }
 
 // state reports whether sig is known and still active.
 func (t *tokenTable) state(sig string) (found, active bool, err error) {
+	return t.stateOf(t.key(sig))
+}
+
+// stateOf is state by the store's key (see key), which check_token keeps
+// with a verified token rather than hash its signature on every call.
+func (t *tokenTable) stateOf(key string) (found, active bool, err error) {
 	err = t.s.view(func(tx kv.Tx) error {
-		e, ok, err := t.states.get(tx, t.bucket, sig)
+		e, ok, err := t.states.get(tx, t.bucket, key)
 		found, active = ok, ok && e.Active
 		return err
 	})
@@ -164,14 +316,15 @@ func (t *tokenTable) state(sig string) (found, active bool, err error) {
 
 // deactivate marks sig used; it reports whether sig was known and active.
 func (t *tokenTable) deactivate(sig string) (found, wasActive bool, err error) {
+	key := t.key(sig)
 	err = t.s.update(func(tx kv.Tx) error {
 		var e tokenEntry
 		var err error
-		if found, err = getJSON(tx, t.bucket, sig, &e); err != nil || !found {
+		if found, err = getJSON(tx, t.bucket, key, &e); err != nil || !found {
 			return err
 		}
 		wasActive, e.Active = e.Active, false
-		return putJSON(tx, t.bucket, sig, e)
+		return putJSON(tx, t.bucket, key, e)
 	})
 	return found, wasActive, err
 }
@@ -179,23 +332,23 @@ func (t *tokenTable) deactivate(sig string) (found, wasActive bool, err error) {
 // deactivateRequest marks every entry of one grant inactive.
 func (t *tokenTable) deactivateRequest(requestID string) error {
 	return t.s.update(func(tx kv.Tx) error {
-		var sigs []string
+		var keys []string
 		prefix := sigKey(requestID, "")
 		if err := tx.Scan(t.index, prefix, func(k string, _ []byte) error {
-			sigs = append(sigs, k[len(prefix):])
+			keys = append(keys, k[len(prefix):])
 			return nil
 		}); err != nil {
 			return err
 		}
-		for _, sig := range sigs {
+		for _, key := range keys {
 			var e tokenEntry
-			ok, err := getJSON(tx, t.bucket, sig, &e)
+			ok, err := getJSON(tx, t.bucket, key, &e)
 			if err != nil {
 				return err
 			}
 			if ok && e.Active {
 				e.Active = false
-				if err := putJSON(tx, t.bucket, sig, e); err != nil {
+				if err := putJSON(tx, t.bucket, key, e); err != nil {
 					return err
 				}
 			}
@@ -205,49 +358,68 @@ func (t *tokenTable) deactivateRequest(requestID string) error {
 }
 
 func (t *tokenTable) delete(sig string) error {
-	return t.s.update(func(tx kv.Tx) error { return t.remove(tx, sig) })
+	return t.s.update(func(tx kv.Tx) error { return t.remove(tx, t.key(sig)) })
 }
 
-// remove deletes sig and its index entry.
-func (t *tokenTable) remove(tx kv.Tx, sig string) error {
+// remove deletes key and its index entries.
+func (t *tokenTable) remove(tx kv.Tx, key string) error {
 	var e struct {
-		Req struct {
-			ID string `json:"id"`
-		} `json:"req"`
+		Req     struct{ ID string } `json:"req"`
+		Access  struct{ ID string } `json:"access"`
+		Expires time.Time           `json:"expires"`
 	}
-	ok, err := getJSON(tx, t.bucket, sig, &e)
+	ok, err := getJSON(tx, t.bucket, key, &e)
 	if err != nil || !ok {
 		return err
 	}
-	if err := tx.Delete(t.index, sigKey(e.Req.ID, sig)); err != nil {
+	if err := tx.Delete(t.index, sigKey(cmp.Or(e.Access.ID, e.Req.ID), key)); err != nil {
 		return err
 	}
-	return tx.Delete(t.bucket, sig)
+	if !e.Expires.IsZero() {
+		if err := tx.Delete(t.expiry, expiryKey(e.Expires, key)); err != nil {
+			return err
+		}
+	}
+	return tx.Delete(t.bucket, key)
 }
 
-// sweep drops expired entries. An expired code or token is refused by its
-// expiry before the store is asked, so forgetting it changes no answer.
-func (t *tokenTable) sweep(now time.Time) error {
-	return t.s.update(func(tx kv.Tx) error {
-		var expired []string
-		if err := tx.Scan(t.bucket, "", func(sig string, v []byte) error {
-			var e struct {
-				Expires time.Time `json:"expires"`
-			}
-			if json.Unmarshal(v, &e) == nil && !e.Expires.IsZero() && e.Expires.Before(now) {
-				expired = append(expired, sig)
-			}
+// sweep deletes, in one transaction, up to sweepBatch entries that expired
+// before now, oldest first, found through the expiry index: their keys and
+// request ids are in it, so no entry is read. more reports that expired
+// entries remain. An expired code or token is refused by its expiry before
+// the store is asked, so forgetting it changes no answer.
+func (t *tokenTable) sweep(now time.Time) (n int, more bool, err error) {
+	err = t.s.update(func(tx kv.Tx) error {
+		type expired struct{ expKey, reqID string }
+		var batch []expired
+		if err := tx.Range(t.expiry, "", expiryKey(now, ""), sweepBatch+1, func(k string, v []byte) error {
+			batch = append(batch, expired{k, string(v[1:])})
 			return nil
 		}); err != nil {
 			return err
 		}
-		for _, sig := range expired {
-			if err := t.remove(tx, sig); err != nil {
+		more = len(batch) > sweepBatch
+		batch = batch[:min(len(batch), sweepBatch)]
+		var keys, reqKeys, expKeys []string
+		for _, x := range batch {
+			key := x.expKey[8:]
+			keys, reqKeys, expKeys = append(keys, key), append(reqKeys, sigKey(x.reqID, key)), append(expKeys, x.expKey)
+		}
+		// Always in this order (and PostgreSQL locks each bucket's keys in
+		// key order): replicas sweeping the same entries wait for one
+		// another rather than deadlock.
+		for _, del := range []struct {
+			bucket string
+			keys   []string
+		}{{t.bucket, keys}, {t.index, reqKeys}, {t.expiry, expKeys}} {
+			if err := tx.Delete(del.bucket, del.keys...); err != nil {
 				return err
 			}
 		}
+		n = len(batch)
 		return nil
 	})
+	return n, more, err
 }
 
 func (t *tokenTable) size() int {

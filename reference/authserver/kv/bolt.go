@@ -111,7 +111,7 @@ func (t boltTx) Put(bucket, key string, value []byte) error {
 	return bk.Put([]byte(key), value)
 }
 
-func (t boltTx) Delete(bucket, key string) error {
+func (t boltTx) Delete(bucket string, keys ...string) error {
 	if !t.tx.Writable() {
 		return ErrReadOnly
 	}
@@ -119,17 +119,29 @@ func (t boltTx) Delete(bucket, key string) error {
 	if bk == nil {
 		return nil
 	}
-	return bk.Delete([]byte(key))
+	for _, k := range keys {
+		if err := bk.Delete([]byte(k)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t boltTx) Scan(bucket, prefix string, fn func(string, []byte) error) error {
+	return t.Range(bucket, prefix, PrefixEnd(prefix), 0, fn)
+}
+
+// Range walks bbolt's B+tree with a cursor: a seek, then one step per key.
+func (t boltTx) Range(bucket, start, end string, limit int, fn func(string, []byte) error) error {
 	bk := t.tx.Bucket([]byte(bucket))
 	if bk == nil {
 		return nil
 	}
 	c := bk.Cursor()
-	p := []byte(prefix)
-	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+	stop := []byte(end)
+	n := 0
+	for k, v := c.Seek([]byte(start)); k != nil && (end == "" || bytes.Compare(k, stop) < 0) && (limit <= 0 || n < limit); k, v = c.Next() {
+		n++
 		if err := fn(string(k), slices.Clone(v)); err != nil {
 			return err
 		}

@@ -44,12 +44,32 @@ type Tx interface {
 	Borrow(bucket, key string) (value []byte, ok bool, err error)
 	// Put sets key to value (not empty); only in Update.
 	Put(bucket, key string, value []byte) error
-	// Delete removes key (absent is not an error); only in Update.
-	Delete(bucket, key string) error
+	// Delete removes keys (absent ones are not an error); only in Update.
+	// Many keys go in one statement to PostgreSQL (a sweep of expired
+	// tokens deletes hundreds).
+	Delete(bucket string, keys ...string) error
 	// Scan calls fn for every key of bucket that starts with prefix, in
 	// byte order of the keys. fn must not write to the transaction; collect
 	// keys and write after Scan returns.
 	Scan(bucket, prefix string, fn func(key string, value []byte) error) error
+	// Range calls fn for the keys of bucket from start (included) to end
+	// (excluded; "" for the end of the bucket) in byte order, at most limit
+	// of them (limit <= 0: all). Each store reads only the keys it passes
+	// to fn, through its ordered index, so an index bucket (an expiry, a
+	// name) is read a batch at a time whatever its size. fn must not write
+	// to the transaction, as in Scan.
+	Range(bucket, start, end string, limit int, fn func(key string, value []byte) error) error
+}
+
+// PrefixEnd is the first key after every key that starts with prefix, for
+// Range: "" when there is none (prefix is empty or all 0xff bytes).
+func PrefixEnd(prefix string) string {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] != 0xff {
+			return prefix[:i] + string([]byte{prefix[i] + 1})
+		}
+	}
+	return ""
 }
 
 // InProcess reports whether s keeps its data in this process (Memory, Bolt):

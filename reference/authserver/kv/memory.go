@@ -3,18 +3,37 @@ package kv
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 )
 
 // Memory is a Store in this process's memory.
 type Memory struct {
 	mu      sync.RWMutex
-	buckets map[string]map[string][]byte
+	buckets map[string]*memBucket
+}
+
+// memBucket is a bucket's values by key, and its keys in order for Range.
+type memBucket struct {
+	values map[string][]byte
+	keys   orderedKeys
+}
+
+func (b *memBucket) set(key string, value []byte) {
+	if _, had := b.values[key]; !had {
+		b.keys.insert(key)
+	}
+	b.values[key] = value
+}
+
+func (b *memBucket) delete(key string) {
+	if _, had := b.values[key]; had {
+		b.keys.delete(key)
+		delete(b.values, key)
+	}
 }
 
 // NewMemory returns an empty memory store.
-func NewMemory() *Memory { return &Memory{buckets: make(map[string]map[string][]byte)} }
+func NewMemory() *Memory { return &Memory{buckets: make(map[string]*memBucket)} }
 
 func (m *Memory) String() string { return "memory" }
 func (m *Memory) Close() error   { return nil }
@@ -38,9 +57,9 @@ func (m *Memory) Update(_ context.Context, fn func(Tx) error) error {
 		for i := len(tx.undo) - 1; i >= 0; i-- {
 			u := tx.undo[i]
 			if u.had {
-				m.buckets[u.bucket][u.key] = u.value
+				m.buckets[u.bucket].set(u.key, u.value)
 			} else {
-				delete(m.buckets[u.bucket], u.key)
+				m.buckets[u.bucket].delete(u.key)
 			}
 		}
 	}
@@ -76,26 +95,29 @@ func (t *memTx) Put(bucket, key string, value []byte) error {
 	}
 	b := t.m.buckets[bucket]
 	if b == nil {
-		b = make(map[string][]byte)
+		b = &memBucket{values: make(map[string][]byte)}
 		t.m.buckets[bucket] = b
 	}
-	old, had := b[key]
+	old, had := b.values[key]
 	t.undo = append(t.undo, undo{bucket, key, old, had})
-	b[key] = slices.Clone(value)
+	b.set(key, slices.Clone(value))
 	return nil
 }
 
-func (t *memTx) Delete(bucket, key string) error {
+func (t *memTx) Delete(bucket string, keys ...string) error {
 	if !t.writable {
 		return ErrReadOnly
 	}
 	b := t.m.buckets[bucket]
-	old, had := b[key]
-	if !had {
+	if b == nil {
 		return nil
 	}
-	t.undo = append(t.undo, undo{bucket, key, old, had})
-	delete(b, key)
+	for _, key := range keys {
+		if old, had := b.values[key]; had {
+			t.undo = append(t.undo, undo{bucket, key, old, had})
+			b.delete(key)
+		}
+	}
 	return nil
 }
 
@@ -103,33 +125,46 @@ func (t *memTx) Scan(bucket, prefix string, fn func(string, []byte) error) error
 	return memView{t.m}.Scan(bucket, prefix, fn)
 }
 
+func (t *memTx) Range(bucket, start, end string, limit int, fn func(string, []byte) error) error {
+	return memView{t.m}.Range(bucket, start, end, limit, fn)
+}
+
 // memView is a read-only transaction of a Memory; the lock is held by View.
 type memView struct{ m *Memory }
 
 func (v memView) Get(bucket, key string) ([]byte, bool, error) {
-	val, ok := v.m.buckets[bucket][key]
-	return slices.Clone(val), ok, nil
+	val, ok, err := v.Borrow(bucket, key)
+	return slices.Clone(val), ok, err
 }
 
 func (v memView) Borrow(bucket, key string) ([]byte, bool, error) {
-	val, ok := v.m.buckets[bucket][key]
+	b := v.m.buckets[bucket]
+	if b == nil {
+		return nil, false, nil
+	}
+	val, ok := b.values[key]
 	return val, ok, nil
 }
 
 func (memView) Put(string, string, []byte) error { return ErrReadOnly }
-func (memView) Delete(string, string) error      { return ErrReadOnly }
+func (memView) Delete(string, ...string) error   { return ErrReadOnly }
 
 func (v memView) Scan(bucket, prefix string, fn func(string, []byte) error) error {
+	return v.Range(bucket, prefix, PrefixEnd(prefix), 0, fn)
+}
+
+// Range collects the keys first: a write by fn cannot disturb the walk.
+func (v memView) Range(bucket, start, end string, limit int, fn func(string, []byte) error) error {
 	b := v.m.buckets[bucket]
-	keys := make([]string, 0, len(b))
-	for k := range b {
-		if strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
-		}
+	if b == nil {
+		return nil
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if err := fn(k, slices.Clone(b[k])); err != nil {
+	for _, k := range b.keys.collect(start, end, limit) {
+		val, ok := b.values[k]
+		if !ok {
+			continue // deleted by fn
+		}
+		if err := fn(k, slices.Clone(val)); err != nil {
 			return err
 		}
 	}

@@ -36,6 +36,13 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: invalid PostgreSQL URL: %w", name, err)
 	}
+	// Every query reads the primary key's index (bucket, key); a Range must
+	// walk it in order and stop at its limit. Statistics that lag behind a
+	// bucket's growth (100,000 expiry index entries written since the last
+	// ANALYZE) made the planner read every row of the range in a bitmap
+	// scan and sort them to keep 257: a sweep of expired tokens read them
+	// all. Without bitmap scans it walks the index.
+	cfg.ConnConfig.RuntimeParams["enable_bitmapscan"] = "off"
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
@@ -127,17 +134,52 @@ func (t *pgTx) Put(bucket, key string, value []byte) error {
 	return err
 }
 
-func (t *pgTx) Delete(bucket, key string) error {
+func (t *pgTx) Delete(bucket string, keys ...string) error {
 	if !t.writable {
 		return ErrReadOnly
 	}
-	_, err := t.tx.Exec(t.ctx, "DELETE FROM authserver_kv WHERE bucket = $1 AND key = $2", bucket, []byte(key))
+	var err error
+	switch len(keys) {
+	case 0:
+	case 1:
+		_, err = t.tx.Exec(t.ctx, "DELETE FROM authserver_kv WHERE bucket = $1 AND key = $2", bucket, []byte(keys[0]))
+	default:
+		bs := make([][]byte, len(keys))
+		for i, k := range keys {
+			bs[i] = []byte(k)
+		}
+		_, err = t.tx.Exec(t.ctx, "DELETE FROM authserver_kv WHERE bucket = $1 AND key = ANY($2)", bucket, bs)
+	}
 	return err
 }
 
+// Scan is a Range over the prefix's keys: with an upper bound the primary
+// key's index stops at the prefix's last key instead of reading on to the
+// end of the bucket.
 func (t *pgTx) Scan(bucket, prefix string, fn func(string, []byte) error) error {
-	rows, err := t.tx.Query(t.ctx, `SELECT key, value FROM authserver_kv
-		WHERE bucket = $1 AND key >= $2 AND substr(key, 1, $3) = $2 ORDER BY key`, bucket, []byte(prefix), len(prefix))
+	return t.Range(bucket, prefix, PrefixEnd(prefix), 0, fn)
+}
+
+// rangeQuery is Range's query and its arguments.
+func rangeQuery(bucket, start, end string, limit int) (string, []any) {
+	q := "SELECT key, value FROM authserver_kv WHERE bucket = $1 AND key >= $2"
+	args := []any{bucket, []byte(start)}
+	if end != "" {
+		args = append(args, []byte(end))
+		q += fmt.Sprintf(" AND key < $%d", len(args))
+	}
+	q += " ORDER BY key"
+	if limit > 0 {
+		args = append(args, limit)
+		q += fmt.Sprintf(" LIMIT $%d", len(args))
+	}
+	return q, args
+}
+
+// Range is one query on the primary key's index (bucket, key).
+func (t *pgTx) Range(bucket, start, end string, limit int, fn func(string, []byte) error) error {
+	q, args := rangeQuery(bucket, start, end, limit)
+	rows, err := t.tx.Query(t.ctx, q, args...)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,256 @@
+package authserver
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+)
+
+// UAA's lockoutPolicy defaults (authentication.policy.* in uaa.yml).
+const (
+	DefaultLockoutAfterFailures = 5
+	DefaultLockoutCountWithin   = time.Hour       // countFailuresWithin: 3600 s
+	DefaultLockoutPeriod        = 5 * time.Minute // lockoutPeriodSeconds: 300
+)
+
+// maxLockoutAfterFailures bounds a count's record: it keeps that many times.
+const maxLockoutAfterFailures = 1000
+
+// LockoutPolicy is UAA's lockoutPolicy for the sign-in form: a user name
+// with AfterFailures failed sign-ins within CountWithin, none of them
+// followed by a success, is refused for Period after the latest failure,
+// whatever the password. Zero fields take UAA's defaults; a negative
+// AfterFailures turns lockout off.
+type LockoutPolicy struct {
+	AfterFailures int
+	CountWithin   time.Duration
+	Period        time.Duration
+}
+
+func (p LockoutPolicy) withDefaults() (LockoutPolicy, error) {
+	if p.CountWithin < 0 || p.Period < 0 {
+		return p, errors.New("authserver: the lockout's counting window and period must not be negative")
+	}
+	if p.AfterFailures > maxLockoutAfterFailures {
+		return p, fmt.Errorf("authserver: the lockout's number of failures must be at most %d", maxLockoutAfterFailures)
+	}
+	p.AfterFailures = cmp.Or(p.AfterFailures, DefaultLockoutAfterFailures)
+	p.CountWithin = cmp.Or(p.CountWithin, DefaultLockoutCountWithin)
+	p.Period = cmp.Or(p.Period, DefaultLockoutPeriod)
+	return p, nil
+}
+
+// Sign-in answers. A locked name gets lockedOut whatever the password, so
+// the page never tells a right password from a wrong one; an unknown name is
+// counted and locked like a user's, so no answer tells whether it exists.
+const (
+	lockedOut      = "Your account has been locked because of too many failed attempts to login."
+	signInDegraded = "Sign-in is unavailable right now. Please try again later."
+)
+
+// bucketLockout holds the failure counts: "user:"+id for users, and
+// "name:"+slot for names that are no user.
+const bucketLockout = "lockout"
+
+// lockoutSlots bounds the counts of unknown names. They live in the store,
+// like users' counts, so that replicas and restarts see them (a count kept
+// per process would let an attacker tell unknown names from users by
+// spreading attempts over replicas). The kv store has no expiry and no
+// range delete, so instead of records that would need a sweeper, an unknown
+// name is counted in one of lockoutSlots slots chosen by a keyed hash: a
+// flood of fresh names overwrites slots and never adds records past this
+// bound (about 130 bytes each). A name whose slot another name
+// took starts counting again; finding such a pair takes about lockoutSlots
+// attempts, each one a bcrypt comparison. Users' counts are never evicted.
+const lockoutSlots = 1 << 16
+
+// lockout counts failed sign-ins in the store.
+type lockout struct {
+	policy LockoutPolicy
+	store  *store
+	key    []byte // keys the hash that picks a name's slot and tag
+	slots  uint32
+	now    func() time.Time
+}
+
+// newLockout counts under p (withDefaults applied); the slots' key derives
+// from the store's HMAC secret, so every replica picks the same slots.
+func newLockout(st *store, secret []byte, p LockoutPolicy) *lockout {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("lockout slots"))
+	return &lockout{policy: p, store: st, key: mac.Sum(nil), slots: lockoutSlots, now: time.Now}
+}
+
+func (l *lockout) enabled() bool { return l.policy.AfterFailures > 0 }
+
+// failureRecord is what the store keeps of a subject: the times (Unix ms)
+// of its latest failures since its last success, oldest first, at most
+// AfterFailures of them.
+type failureRecord struct {
+	Tag      string  `json:"tag,omitempty"` // the name a slot counts for
+	Failures []int64 `json:"failures"`
+}
+
+// subject is whom a sign-in counts against: a user, or the slot of a name
+// that is no user.
+type subject struct {
+	key, tag string
+	userID   string
+}
+
+func (l *lockout) subjectOf(u *userRecord, name string) subject {
+	if u != nil {
+		return subject{key: "user:" + u.ID, userID: u.ID}
+	}
+	mac := hmac.New(sha256.New, l.key)
+	mac.Write([]byte(fold(name)))
+	sum := mac.Sum(nil)
+	slot := binary.BigEndian.Uint32(sum) % l.slots
+	return subject{key: fmt.Sprintf("name:%08x", slot), tag: hex.EncodeToString(sum[4:20])}
+}
+
+// begin counts an attempt as a failure before its password is checked,
+// unless the subject is locked, in which case it writes nothing. Counting
+// first makes the check and the count one transaction: of many attempts at
+// once, at most AfterFailures get their password checked. A success undoes
+// the count (succeeded).
+func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
+	if !l.enabled() {
+		return false, 0, nil
+	}
+	err = l.store.update(func(tx kv.Tx) error {
+		rec, err := l.read(tx, sub)
+		if err != nil {
+			return err
+		}
+		now := l.now()
+		if locked = l.isLocked(rec, now); locked {
+			failures = len(rec.Failures)
+			return nil
+		}
+		rec.Failures = append(rec.Failures, now.UnixMilli())
+		rec.Failures = rec.Failures[max(0, len(rec.Failures)-l.policy.AfterFailures):]
+		failures = len(rec.Failures)
+		return putJSON(tx, bucketLockout, sub.key, rec)
+	})
+	return locked, failures, err
+}
+
+// read returns the subject's failures within the counting window; a slot
+// that counts for another name is read as empty.
+func (l *lockout) read(tx kv.Tx, sub subject) (*failureRecord, error) {
+	rec := new(failureRecord)
+	if _, err := getJSON(tx, bucketLockout, sub.key, rec); err != nil {
+		return nil, err
+	}
+	if rec.Tag != sub.tag {
+		rec = &failureRecord{Tag: sub.tag}
+	}
+	since := l.now().Add(-l.policy.CountWithin).UnixMilli()
+	i := 0
+	for i < len(rec.Failures) && rec.Failures[i] <= since {
+		i++
+	}
+	rec.Failures = rec.Failures[i:]
+	return rec, nil
+}
+
+// isLocked is UAA's rule: AfterFailures failures within the window, the
+// latest within the period.
+func (l *lockout) isLocked(rec *failureRecord, now time.Time) bool {
+	n := len(rec.Failures)
+	return n >= l.policy.AfterFailures && now.Sub(time.UnixMilli(rec.Failures[n-1])) < l.policy.Period
+}
+
+// lockedUntil is when a subject that just reached AfterFailures failures
+// may try again.
+func (l *lockout) lockedUntil() time.Time { return l.now().Add(l.policy.Period) }
+
+// succeeded resets a user's count.
+func (l *lockout) succeeded(sub subject) error {
+	if !l.enabled() {
+		return nil
+	}
+	return l.store.update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, sub.key) })
+}
+
+// forget drops a deleted user's count.
+func (l *lockout) forget(userID string) error {
+	return l.store.update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, "user:"+userID) })
+}
+
+// signInRefusal is the sign-in page's answer to a refused attempt.
+type signInRefusal struct {
+	status  int
+	message string
+}
+
+// authenticate checks a sign-in under the lockout policy and logs UAA's
+// audit events. Whether the name is a user changes neither the answer nor
+// the work: one store read, one store write, one bcrypt comparison (against
+// a dummy hash for an unknown name), or no comparison at all when locked.
+func (s *Server) authenticate(r *http.Request, name, password string) (*userRecord, *signInRefusal) {
+	u, known := s.store.userByName(name)
+	if !known {
+		u = nil
+	}
+	sub := s.lockout.subjectOf(u, name)
+	audit := s.auditAttrs(r, name, sub)
+	locked, failures, err := s.lockout.begin(sub)
+	switch {
+	case err != nil:
+		s.log.Error("sign-in: the failure count cannot be read", "store", s.store.db.String(), "err", err)
+		return nil, &signInRefusal{http.StatusServiceUnavailable, signInDegraded}
+	case locked:
+		s.log.Info("sign-in refused: locked", append(audit, "failures", failures)...)
+		return nil, &signInRefusal{http.StatusUnauthorized, lockedOut}
+	}
+	if _, ok := s.checkPassword(r.Context(), u, password); ok {
+		if err := s.lockout.succeeded(sub); err != nil {
+			s.log.Error("sign-in: the failure count cannot be reset", "store", s.store.db.String(), "err", err)
+		}
+		return u, nil
+	}
+	event := "UserAuthenticationFailure"
+	if u == nil {
+		event = "UserNotFound" // UAA's event for a name that is no user
+	}
+	audit = append(audit, "failures", failures)
+	s.log.Info(event, audit...)
+	if failures == s.lockout.policy.AfterFailures {
+		s.log.Warn("UserAccountLocked", append(audit, "locked_until", s.lockout.lockedUntil().UTC().Format(time.RFC3339))...)
+	}
+	return nil, &signInRefusal{http.StatusUnauthorized, badCredentials}
+}
+
+// auditAttrs name the attempt in the audit events: the name as typed (cut
+// to maxNameBytes: a flood of long names must not flood the log), the user
+// id when it is a user, the caller's address.
+func (s *Server) auditAttrs(r *http.Request, name string, sub subject) []any {
+	attrs := []any{"username", cutName(name), "remote_addr", r.RemoteAddr}
+	if sub.userID != "" {
+		attrs = append(attrs, "user_id", sub.userID)
+	}
+	return attrs
+}
+
+// cutName cuts a name to maxNameBytes on a character boundary.
+func cutName(name string) string {
+	if len(name) <= maxNameBytes {
+		return name
+	}
+	n := maxNameBytes
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n] + "…"
+}

@@ -1,0 +1,211 @@
+package authserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+)
+
+// filterUsersOf stores users named and mailed as given (in that case),
+// oldest first and every fourth one inactive, and returns them by name.
+func filterUsersOf(t *testing.T, s *store, users [][2]string) map[string]*userRecord {
+	t.Helper()
+	byName := map[string]*userRecord{}
+	base := time.Now().UTC().Add(time.Hour).Truncate(time.Millisecond) // after the seeded users
+	err := s.update(func(tx kv.Tx) error {
+		for i, nm := range users {
+			u := &userRecord{
+				ID: newID(), UserName: nm[0], Email: nm[1], GivenName: "G" + nm[0], FamilyName: "F",
+				Active: i%4 != 3, Verified: true, Created: base.Add(time.Duration(i) * time.Second),
+			}
+			byName[nm[0]] = u
+			if err := insertUser(tx, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byName
+}
+
+var filterTestUsers = [][2]string{
+	{"Alice", "Shared@Test.org"}, {"bob", "bob@test.org"}, {"CAROL", "shared@test.ORG"},
+	{"dave", "dave@example.com"}, {"Eve", "eve@test.org"}, {"frank", "SHARED@test.org"},
+}
+
+// names returns the user names of users, in order.
+func names(users []*userRecord) string {
+	var out []string
+	for _, u := range users {
+		out = append(out, u.UserName)
+	}
+	return strings.Join(out, ",")
+}
+
+// Every filter an index serves answers what a scan of every user answers,
+// in every store, with userName and email compared without regard to case
+// (as before the index, and as UAA) and id exactly; filters no index serves
+// are answered by the scan, right.
+func TestUserFilterIndexAgreesWithScan(t *testing.T) {
+	eachStore(t, func(t *testing.T, db kv.Store) {
+		ts := newTestServer(t, func(o *Options) { o.Store = db })
+		s := ts.store
+		byName := filterUsersOf(t, s, filterTestUsers)
+		ctx := context.Background()
+		for _, tt := range []struct {
+			filter  string
+			indexed bool
+			want    string // user names, oldest first
+		}{
+			{`userName eq "alice"`, true, "Alice"},
+			{`USERNAME EQ "ALICE"`, true, "Alice"},
+			{`userName eq "carol"`, true, "CAROL"},
+			{`userName eq "nobody"`, true, ""},
+			{`email eq "shared@test.org"`, true, "Alice,CAROL,frank"},
+			{`emails.value eq "SHARED@TEST.ORG"`, true, "Alice,CAROL,frank"},
+			{`email eq "shared@test"`, true, ""},
+			{`id eq "` + byName["bob"].ID + `"`, true, "bob"},
+			{`id eq "` + strings.ToUpper(byName["bob"].ID) + `"`, true, ""},
+			{`id eq "missing"`, true, ""},
+			{`userName eq "alice" or email eq "bob@TEST.org"`, true, "Alice,bob"},
+			{`email eq "shared@test.org" and active eq true`, true, "Alice,CAROL,frank"},
+			{`active eq false and (email eq "shared@test.org" or email eq "dave@example.com")`, true, "dave"},
+			{`(userName eq "bob" or userName eq "eve") and name.givenName co "E"`, true, "Eve"},
+			{`email eq "shared@test.org" and userName eq "carol"`, true, "CAROL"},
+			{`userName co "a"`, false, "Alice,CAROL,dave,frank"},
+			{`userName sw "CA"`, false, "CAROL"},
+			{`email ew "@TEST.ORG"`, false, "Alice,bob,CAROL,Eve,frank"},
+			{`email co "example"`, false, "dave"},
+			{`userName ne "bob" and email ew "test.org"`, false, "Alice,CAROL,Eve,frank"},
+			{`userName eq "alice" or userName co "ve"`, false, "Alice,dave,Eve"},
+			{`active eq false`, false, "dave"},
+			{`verified eq true and origin eq "UAA" and userName sw "e"`, false, "Eve"},
+			{`name.familyName pr and userName eq "bob"`, true, "bob"},
+			{`givenName sw "gf"`, false, "frank"},
+		} {
+			f, err := parseUserFilter(tt.filter)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.filter, err)
+			}
+			var indexed bool
+			if err := s.view(func(tx kv.Tx) (err error) { _, indexed, err = candidates(tx, f); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if indexed != tt.indexed {
+				t.Errorf("%s: indexed %v, want %v", tt.filter, indexed, tt.indexed)
+			}
+			got, total, err := s.findUsers(ctx, f)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.filter, err)
+			}
+			var scanned matches
+			if err := s.scanUsers(ctx, f, &scanned); err != nil {
+				t.Fatal(err)
+			}
+			// The demo user marissa is the oldest: filters that reach her list her first.
+			want := strings.TrimPrefix(strings.TrimPrefix(names(scanned.result()), "marissa"), ",")
+			if names(got) != names(scanned.result()) || total != scanned.total || want != tt.want {
+				t.Errorf("%s: found %q (%d), a scan finds %q (%d), want %q", tt.filter, names(got), total, names(scanned.result()), scanned.total, tt.want)
+			}
+		}
+
+		// A deleted user leaves every index.
+		if _, err := s.deleteUser(byName["CAROL"].ID); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.view(func(tx kv.Tx) error {
+			return tx.Scan(bucketUserEmails, "", func(k string, _ []byte) error {
+				if _, id, _ := strings.Cut(k, "\x00"); id == byName["CAROL"].ID {
+					t.Errorf("the index by e-mail still holds the deleted user: %q", k)
+				}
+				return nil
+			})
+		})
+		for filter, want := range map[string]string{
+			`email eq "shared@test.org"`:         "Alice,frank",
+			`userName eq "carol"`:                "",
+			`id eq "` + byName["CAROL"].ID + `"`: "",
+		} {
+			f, _ := parseUserFilter(filter)
+			got, _, err := s.findUsers(ctx, f)
+			if err != nil || names(got) != want {
+				t.Errorf("after the delete, %s: %q %v, want %q", filter, names(got), err, want)
+			}
+		}
+	})
+}
+
+// GET /Users?filter=...: the answers, their bounds and the refused filters.
+func TestUserFiltersOverHTTP(t *testing.T) {
+	ts := newTestServer(t)
+	token := adminToken(t, ts)
+	list := func(filter string) (int, map[string]any) {
+		t.Helper()
+		r := api(t, ts, "GET", "/Users?filter="+url.QueryEscape(filter), token, "")
+		return r.status, r.json(t)
+	}
+	if status, m := list(`userName eq "MARISSA"`); status != http.StatusOK || m["totalResults"] != 1.0 ||
+		m["resources"].([]any)[0].(map[string]any)["userName"] != DemoUserName {
+		t.Fatalf("userName eq in capitals: %d %v", status, m)
+	}
+	for _, bad := range []string{
+		`nick eq "x"`, `userName gt "a"`, `userName eq "x`, `(userName eq "x"`, `userName eq "x")`, `userName eq x`,
+		`userName eq`, `active eq "true"`, `active co true`, `userName eq "a" and`, `()`, `  `,
+		`userName eq "` + strings.Repeat("x", maxFilterBytes) + `"`,
+	} {
+		if status, m := list(bad); status != http.StatusBadRequest || m["error"] != "invalid_filter" {
+			t.Errorf("%q: %d %v, want 400 invalid_filter", bad, status, m)
+		}
+	}
+
+	// More matches than one answer holds: the oldest maxFilterResults, and
+	// totalResults counts them all.
+	var many [][2]string
+	for i := range maxFilterResults + 30 {
+		many = append(many, [2]string{fmt.Sprintf("bulk-%03d", i), "bulk@test.org"})
+	}
+	filterUsersOf(t, ts.store, many)
+	for _, filter := range []string{`userName sw "bulk-"`, `email eq "bulk@test.org"`} {
+		status, m := list(filter)
+		res, _ := m["resources"].([]any)
+		if status != http.StatusOK || len(res) != maxFilterResults || m["totalResults"] != float64(maxFilterResults+30) ||
+			m["itemsPerPage"] != float64(maxFilterResults) || res[0].(map[string]any)["userName"] != "bulk-000" ||
+			res[maxFilterResults-1].(map[string]any)["userName"] != fmt.Sprintf("bulk-%03d", maxFilterResults-1) {
+			t.Errorf("%s: %d, %d resources of %v", filter, status, len(res), m["totalResults"])
+		}
+	}
+
+	// A scan reads every batch of users once.
+	var more [][2]string
+	for i := range 2*scanBatch - maxFilterResults {
+		more = append(more, [2]string{fmt.Sprintf("more-%04d", i), "more@test.org"})
+	}
+	filterUsersOf(t, ts.store, more) // now 2*scanBatch+30 users and the seeded ones
+	if status, m := list(`userName sw "more-" or userName sw "bulk-"`); status != http.StatusOK || m["totalResults"] != float64(2*scanBatch+30) {
+		t.Errorf("a scan of %d users: %d, totalResults %v", 2*scanBatch+30, status, m["totalResults"])
+	}
+
+	// A scan stops at maxScannedUsers; the indexes answer still.
+	defer func(n int) { maxScannedUsers = n }(maxScannedUsers)
+	maxScannedUsers = 2 * scanBatch
+	if status, m := list(`userName co "more-"`); status != http.StatusBadRequest || m["error"] != "invalid_filter" ||
+		!strings.Contains(fmt.Sprint(m["error_description"]), "userName eq") {
+		t.Errorf("a scan past maxScannedUsers: %d %v", status, m)
+	}
+	if status, m := list(`userName eq "more-0001"`); status != http.StatusOK || m["totalResults"] != 1.0 {
+		t.Errorf("userName eq past maxScannedUsers: %d %v", status, m)
+	}
+	maxScannedUsers = 100
+	if status, m := list(`email eq "more@test.org"`); status != http.StatusBadRequest || m["error"] != "invalid_filter" {
+		t.Errorf("an e-mail shared past maxScannedUsers: %d %v", status, m)
+	}
+}
