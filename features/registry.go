@@ -120,6 +120,9 @@ const (
 	CapAuthRefreshRotation       Capability = "auth.refresh-rotation"
 	CapAuthTokenLifetimes        Capability = "auth.token-lifetimes"
 	CapAuthRevocation            Capability = "auth.revocation"
+	CapAuthAccountLockout        Capability = "auth.account-lockout"
+	CapAuthLockoutHidesUsers     Capability = "auth.lockout-hides-users"
+	CapAuthPasswordPolicy        Capability = "auth.password-policy"
 	CapFortuneRFC6750Errors      Capability = "fortune.rfc6750-errors"
 	CapGatewayDistinctAbsent     Capability = "gateway.distinct-absent"
 	CapGatewayAllUnits           Capability = "gateway.all-units"
@@ -149,7 +152,10 @@ type CapabilityDoc struct {
 
 // Capabilities lists every capability, sorted by name.
 var Capabilities = []CapabilityDoc{
+	{Name: CapAuthAccountLockout, Doc: "after lockoutAfterFailures failed sign-ins in a row (UAA's lockoutPolicy: 5 by default) the user's right password is refused too, and the sign-in page says the same whichever password was typed"},
 	{Name: CapAuthIssuerIsTokenEndpoint, Doc: "the issuer (discovery, and iss of every token) is the token endpoint's address, as UAA's is (spec 9.2)"},
+	{Name: CapAuthLockoutHidesUsers, Doc: "a sign-in with an unknown user name is answered as a wrong password of a user is, attempt by attempt, lockout included (UAA itself never locks an unknown name, which tells them apart)"},
+	{Name: CapAuthPasswordPolicy, Doc: "the provisioning API refuses a user whose password breaks the password policy (UAA's defaults at least: 1 to 255 characters) with 400 invalid_password, and creates nothing"},
 	{Name: CapAuthProvisioning, Implied: true, Doc: "UAA's provisioning API (declared by services.authServer.provisioning, not in this list): fresh users and clients for every scenario"},
 	{Name: CapAuthProvisioningErrors, Doc: "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API"},
 	{Name: CapAuthRedirectURIErrors, Doc: "an unregistered redirect_uri gets a 400 page and no redirect"},

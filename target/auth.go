@@ -33,7 +33,16 @@ type AuthServer struct {
 	// OpenID Connect's offline_access (Core 11). Nil means offline_access when the discovery document lists it
 	// in scopes_supported; an empty list asks for none.
 	RefreshScopes []string `yaml:"refreshScopes,omitempty"`
+	// LockoutAfterFailures is how many failed sign-ins in a row lock a user out, for the scenarios of
+	// auth.account-lockout; 0 means UAA's default, 5.
+	LockoutAfterFailures int `yaml:"lockoutAfterFailures,omitempty"`
 }
+
+// DefaultLockoutAfterFailures is UAA's lockoutPolicy.lockoutAfterFailures.
+const DefaultLockoutAfterFailures = 5
+
+// maxLockoutAfterFailures bounds the sign-ins a scenario makes to lock a user out.
+const maxLockoutAfterFailures = 100
 
 // Endpoints are the authorization server's endpoints, each an absolute URL. Empty ones come from discovery,
 // or from UAA's paths under URL.
@@ -158,6 +167,9 @@ func (as *AuthServer) applyDefaults() {
 		return
 	}
 	as.URL = strings.TrimRight(as.URL, "/")
+	if as.LockoutAfterFailures == 0 {
+		as.LockoutAfterFailures = DefaultLockoutAfterFailures
+	}
 	// The issuer stays as written: discovery compares it exactly (OpenID Connect Discovery 4.3), and a
 	// server's issuer may end with a slash.
 	if as.Provisioning != nil && as.Provisioning.API == "" {
@@ -203,6 +215,10 @@ func (as *AuthServer) validate() []string {
 	problems = append(problems, as.Provisioning.validate(f+".provisioning")...)
 	if as.Admin != nil && (as.Admin.ClientID == "" || as.Admin.ClientSecret == "") {
 		problems = append(problems, f+".admin: clientId and clientSecret are required: the harness provisions users and clients with the admin client's token")
+	}
+	if n := as.LockoutAfterFailures; n < 0 || n > maxLockoutAfterFailures {
+		problems = append(problems, fmt.Sprintf("%s.lockoutAfterFailures: %d is not a number of failed sign-ins from 1 to %d",
+			f, n, maxLockoutAfterFailures))
 	}
 	for i, p := range as.Pages {
 		problems = append(problems, p.validate(fmt.Sprintf("%s.pages[%d]", f, i))...)

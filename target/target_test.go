@@ -43,6 +43,18 @@ func TestParseAppliesDefaultsAndExpandsEnv(t *testing.T) {
 	}
 }
 
+func TestLockoutAfterFailuresDefaultsToUAAs(t *testing.T) {
+	for yaml, want := range map[string]int{"": DefaultLockoutAfterFailures, ", lockoutAfterFailures: 3": 3} {
+		tg, err := Parse([]byte("services:\n  authServer: {url: 'http://x', admin: {clientId: a, clientSecret: b}" + yaml + "}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := tg.Services.AuthServer.LockoutAfterFailures; n != want {
+			t.Errorf("%q: lockoutAfterFailures = %d, want %d", yaml, n, want)
+		}
+	}
+}
+
 func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 	cases := []struct {
 		name, yaml string
@@ -76,7 +88,9 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 		{"bad scheme", "services:\n  configServer:\n    url: http://x\n    repository: {uri: 'ftp://x/r'}\n",
 			[]string{`services.configServer.repository.uri: scheme "ftp" is not supported`}},
 		{"unknown capability", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: [config.flat]\n",
-			[]string{`capabilities[0]: unknown capability "config.flat"; known: auth.issuer-is-token-endpoint`}},
+			[]string{`capabilities[0]: unknown capability "config.flat"; known: auth.account-lockout, auth.issuer-is-token-endpoint`}},
+		{"lockout out of range", "services:\n  authServer: {url: 'http://x', admin: {clientId: a, clientSecret: b}, lockoutAfterFailures: -1}\n",
+			[]string{"services.authServer.lockoutAfterFailures: -1 is not a number of failed sign-ins from 1 to 100"}},
 		{"wrong type", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: config.errors\n",
 			[]string{"capabilities (line 3): str", "where a list was expected"}},
 		{"wrong type in the list", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities:\n  - [config.errors]\n",

@@ -23,6 +23,11 @@ Feature: Authorization code flow, sign-in and consent
   ones a scenario names: offline_access where the server's discovery document lists it (OpenID Connect Core
   11), what the target names in refreshScopes, or none. {other_client} is a second web client, made fresh.
 
+  A server may protect its users' accounts as UAA's lockoutPolicy does: after {lockout_failures} failed sign-ins
+  in a row (the target's lockoutAfterFailures, UAA's 5 by default) the right password is refused too, for a
+  while (UAA: 5 minutes), and the sign-in page says the same whichever password was typed; a name that is no
+  user is answered as a user is, attempt by attempt, so that the answers do not tell who has an account.
+
   Steps that obtain what a scenario needs (a code, a token, a used refresh token) are preconditions: when one
   fails, the scenario is blocked, not failed, and a step that uses what they produced checks it is there.
 
@@ -60,6 +65,23 @@ Feature: Authorization code flow, sign-in and consent
       | case                 | user          | password       |
       | a wrong password     | {user}        | not-{password} |
       | an unknown user name | nobody-{user} | {password}     |
+
+  @spec-3.1-unauthenticated @spec-2.1-user-password @capability-auth.account-lockout @capability-auth.provisioning
+  Scenario: After as many failed sign-ins in a row as lock an account, the right password is refused too, and the page does not tell
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "{user}" fails to sign in {lockout_failures} times with a wrong password
+    And "{user}" signs in with the password "{password}"
+    Then the authorization server shows a sign-in page
+    And the browser has not been sent back to the client
+    When "{user}" signs in with the password "not-{password}"
+    Then the authorization server shows a sign-in page
+    And the last two sign-in pages say the same
+
+  @spec-3.1-unauthenticated @capability-auth.lockout-hides-users @capability-auth.provisioning
+  Scenario: An unknown user name is answered as a user's wrong password is, attempt by attempt, lockout included
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "{user}" and "nobody-{user}" each fail to sign in {lockout_failures} times and once more with a wrong password
+    Then every attempt of "nobody-{user}" was answered as the same attempt of "{user}"
 
   @spec-3.1-awaiting-consent @capability-auth.scope-choice @fresh-consent
   Scenario: Scopes the user unticks on the consent page are not granted

@@ -7,6 +7,9 @@ Feature: Provisioning users, groups and clients
   declares it with services.authServer.provisioning, and the harness then also makes the identities of the
   other profiles through it, fresh for every scenario.
 
+  A server may enforce a password policy, as UAA's passwordPolicy does: its defaults allow 1 to 255 characters,
+  and a password that breaks the policy is refused with the error invalid_password.
+
   Every scenario uses names of its own: {user} (password {password}), {client}, {group}.
 
   Background:
@@ -62,3 +65,15 @@ Feature: Provisioning users, groups and clients
     Then the answer is 403
     When "{client}-reader" creates a user with its own client credentials token
     Then the answer is 403
+
+  @spec-2.1-user-password @capability-auth.password-policy
+  Scenario Outline: A user with <password>, which breaks the password policy, is refused with invalid_password and not made
+    When the administrator creates the user "{user}" with <password>
+    Then the answer is 400 with a JSON body
+    And the field "error" is "invalid_password"
+    And the provisioning API has no user named "{user}"
+
+    Examples:
+      | password                     |
+      | an empty password            |
+      | a password of 256 characters |

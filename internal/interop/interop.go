@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -34,6 +35,9 @@ type Example struct {
 	Timeout Duration `yaml:"timeout"`
 	// InTest says make test runs it too (its start is quick on a fresh machine after make deps).
 	InTest bool `yaml:"inTest"`
+	// Concurrency is how many scenarios run at once against it (tck run --concurrency); 0: tck's default.
+	// A deployment whose store is for development only may need 1.
+	Concurrency int `yaml:"concurrency"`
 }
 
 // Duration is a time.Duration written as Go writes one (90s, 2m).
@@ -104,8 +108,11 @@ func (e Example) Run(ctx context.Context, tck, reportsDir string) (*Result, erro
 	if err := p.WaitOutput(ctx, e.Ready, time.Duration(e.Timeout)); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", e.Name, err)
 	}
-	cmd := exec.CommandContext(ctx, tck, "run", "--target", filepath.Join(e.Dir, e.Target), "--reports", reportsDir,
-		"--format", "progress")
+	args := []string{"run", "--target", filepath.Join(e.Dir, e.Target), "--reports", reportsDir, "--format", "progress"}
+	if e.Concurrency > 0 {
+		args = append(args, "--concurrency", strconv.Itoa(e.Concurrency))
+	}
+	cmd := exec.CommandContext(ctx, tck, args...)
 	out, err := cmd.CombinedOutput()
 	res := &Result{Output: string(out)}
 	if exit, ok := err.(*exec.ExitError); ok {

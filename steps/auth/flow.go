@@ -39,6 +39,8 @@ type flowSteps struct {
 	refreshed             []string // refresh tokens in the order they were used
 	// refreshedOK tells whether the last use of a refresh token was answered with new tokens.
 	refreshedOK bool
+	// signIns are what every sign-in of the scenario was answered, for the account steps (accounts.go).
+	signIns []signInAnswer
 }
 
 // clientAuth is how a client authenticates at the token endpoint.
@@ -214,8 +216,25 @@ func (fl *flowSteps) signIn(user, password string) error {
 	if submit := first(f.inputs, func(n *html.Node) bool { return isButton(n) && meaning(n) >= 0 }); submit != nil {
 		press(f, submit)
 	}
-	fl.Last, err = fl.browser.submit(f)
-	return err
+	if fl.Last, err = fl.browser.submit(f); err != nil {
+		return err
+	}
+	return fl.keepSignIn(user)
+}
+
+// keepSignIn keeps what the sign-in just made was answered, as a person sees it.
+func (fl *flowSteps) keepSignIn(user string) error {
+	p, err := fl.page()
+	if err != nil {
+		return err
+	}
+	f, _, err := p.signInForm()
+	if err != nil {
+		return err
+	}
+	fl.signIns = append(fl.signIns, signInAnswer{user: user, status: fl.browser.page.Status, form: f != nil,
+		text: visibleText(p.doc, user)})
+	return nil
 }
 
 // consentPage is the consent page the browser shows.

@@ -2,15 +2,17 @@
 // and UAA's administration API (provisioning.go, provisioning_removal.go: what the steps create there, removed
 // again), the authorization code flow over HTTP (flow.go, idtoken.go, walk.go, with browser.go and pages.go:
 // a cookie-keeping browser that reads sign-in and consent pages by meaning), check_token, introspection and
-// revocation (checktoken.go), and the server's endpoints, found by discovery (discovery.go). Preflight walks the
-// flow once for each fixture (preflight.go).
+// revocation (checktoken.go), account lockout and password policy (accounts.go), and the server's endpoints,
+// found by discovery (discovery.go). Preflight walks the flow once for each fixture (preflight.go).
 //
 // What other areas may know of a scenario's user passes through Session (session.go): its tokens, who it is,
 // and its browser, never through the placeholders the features use.
 package auth
 
 import (
+	"cmp"
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -67,6 +69,7 @@ func (s *Server) Bind(c *core.Scenario, sc *godog.ScenarioContext) *Session {
 	(&provisioningSteps{Scenario: c, ids: ids}).register(sc)
 	flow.register(sc)
 	(&checkTokenSteps{Scenario: c, flow: flow}).register(sc)
+	(&accountSteps{Scenario: c, flow: flow, ids: ids}).register(sc)
 	return &Session{flow: flow}
 }
 
@@ -81,6 +84,9 @@ func (s *Server) newScenario() *core.Scenario {
 // addPlaceholders fills the placeholders of the authorization server's endpoints the features use.
 func (s *Server) addPlaceholders(c *core.Scenario) {
 	c.Vars["refresh_scopes"] = strings.Join(s.refreshScopes(), " ")
+	if as := s.services().AuthServer; as != nil {
+		c.Vars["lockout_failures"] = strconv.Itoa(cmp.Or(as.LockoutAfterFailures, target.DefaultLockoutAfterFailures))
+	}
 	ep := s.endpoints
 	for k, v := range map[string]string{"issuer": ep.Issuer, "authorization_endpoint": ep.Authorization, "token_endpoint": ep.Token} {
 		if v != "" {
