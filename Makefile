@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 1s
 
-.PHONY: help demo test conformance interop bench load deps vet build images compose-up compose-down mutants
+.PHONY: help demo test conformance interop bench load scale scale-auth deps vet build images compose-up compose-down mutants
 help:
 	@echo "make demo         run the reference stack on the default ports (data in .data/)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
@@ -10,7 +10,9 @@ help:
 	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ and the README's table (ONLY=name,name)"
 	@echo "make mutants      run the suite against every deliberate bug of tools/mutants/catalogue.yaml (~30 min; ONLY=id,id J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
-	@echo "make load         start each service and its baseline, drive them under load, print issue 11's ratios (~75 s; D=5s C=32 ONLY=gateway,fortune,config)"
+	@echo "make load         start each service and its baseline, drive them under load, print their ratios to a baseline (~75 s; D=5s C=32 ONLY=gateway,fortune,config)"
+	@echo "make scale        measure what grows with the data, each figure at two sizes and as their ratio (~1 min for config,gateway: SCALE=config,gateway ROUNDS=20)"
+	@echo "make scale-auth   the authorization server's scale figures: tokens and users, 1,000 and 100,000, each store (~6 min; STORES=bolt,memory,postgres)"
 	@echo "make images       build the reference image from this checkout (BASE=image to change the runtime base)"
 	@echo "make compose-up   build the reference image and start docker-compose.yml's stack in the background (local images without a registry)"
 	@echo "make compose-down stop that stack and remove its volume"
@@ -50,6 +52,15 @@ bench:
 
 load:
 	$(GO) run ./tools/load $(if $(D),-d $(D)) $(if $(C),-c $(C)) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(PROFILE))
+
+# The configuration server's and the gateway's scale figures: the reference's processes on loopback, as make load.
+SCALE ?= config,gateway
+scale:
+	$(GO) run ./tools/load -scale $(SCALE) $(if $(ROUNDS),-rounds $(ROUNDS))
+
+# The authorization server's scale figures: Go benchmarks on each store, 1,000 and 100,000 tokens and users.
+scale-auth:
+	$(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout 60m ./reference/authserver/ -args -scale $(if $(STORES),-scale.stores=$(STORES))
 
 build:
 	$(GO) build -buildvcs=auto -o bin/ ./cmd/...

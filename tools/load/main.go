@@ -14,6 +14,11 @@
 // reason, and no ratio is printed for a figure whose run failed. With
 // -profile, every reference service is started with --pprof and a CPU
 // profile of it under each figure's load is written to DIR.
+//
+//	go run ./tools/load -scale config,gateway [-rounds 20]
+//
+// measures instead what grows with the data a service holds, each figure
+// at a small and a large size and as their ratio (scale.go).
 package main
 
 import (
@@ -46,7 +51,11 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds per figure: the subject and its baseline in turn, d/rounds each; the figure is the median of the rounds' ratios")
 	only := flag.String("only", "gateway,fortune,config", "groups to measure: gateway, fortune, config")
 	profile := flag.String("profile", "", "write a CPU profile of each reference service under each figure's load to this directory (go tool pprof FILE)")
+	scale := flag.String("scale", "", "instead, measure what grows with the data (scale.go): config, gateway, or both, comma-separated; -rounds samples per size (20 by default)")
 	flag.Parse()
+	if *scale != "" {
+		os.Exit(scaleMain(*scale, *rounds))
+	}
 	groups := strings.Split(*only, ",")
 	for _, g := range groups {
 		if !slices.Contains([]string{"gateway", "fortune", "config"}, g) {
