@@ -6,12 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // The ports docker-compose.yml publishes on 127.0.0.1, besides Redis's (which the test moves to a free one).
@@ -160,4 +163,19 @@ func inspect(t *testing.T, kind, name, format string) string {
 		t.Fatalf("docker %s inspect %s: %v\n%s", kind, name, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// The compose stack runs the reference, which has every capability: its target declares them all, so that a
+// capability added to the registry is not reported "not supported" there (the Docker test above finds that
+// only after minutes; this finds it at once).
+func TestTheComposeTargetDeclaresEveryCapability(t *testing.T) {
+	tg, err := target.Load(filepath.Join("..", "..", "examples", "compose", "target.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range features.DeclarableCapabilities() {
+		if !slices.Contains(tg.Capabilities, c) {
+			t.Errorf("examples/compose/target.yaml does not declare %s, which the reference has", c)
+		}
+	}
 }

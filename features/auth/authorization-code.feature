@@ -77,7 +77,7 @@ Feature: Authorization code flow, sign-in and consent
     Then the authorization server shows a sign-in page
     And the last two sign-in pages say the same
 
-  @spec-3.1-unauthenticated @capability-auth.lockout-hides-users @capability-auth.provisioning
+  @capability-auth.lockout-hides-users @capability-auth.provisioning
   Scenario: An unknown user name is answered as a user's wrong password is, attempt by attempt, lockout included
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" and "nobody-{user}" each fail to sign in {lockout_failures} times and once more with a wrong password

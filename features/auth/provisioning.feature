@@ -66,7 +66,7 @@ Feature: Provisioning users, groups and clients
     When "{client}-reader" creates a user with its own client credentials token
     Then the answer is 403
 
-  @spec-2.1-user-password @capability-auth.password-policy
+  @capability-auth.password-policy
   Scenario Outline: A user with <password>, which breaks the password policy, is refused with invalid_password and not made
     When the administrator creates the user "{user}" with <password>
     Then the answer is 400 with a JSON body

@@ -150,7 +150,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     And request 3 is answered 429
     And the upstream received 2 requests for the route
 
-  @spec-2.7-spec.rateLimit.global.rules @capability-gateway.cost
+  @capability-gateway.cost
   Scenario Outline: A policy whose cost <flaw> is refused, and the policies after it still apply
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
     When the invalid policy "<policy>" is offered for the route
