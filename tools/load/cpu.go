@@ -17,28 +17,41 @@ const clockTick = 10 * time.Millisecond
 // Every service is started in its own group (stack.start). ok is false
 // where /proc cannot tell (not Linux): the figure then has no CPU column.
 func cpuOf(procs []*proc) (d time.Duration, ok bool) {
-	if len(procs) == 0 {
-		return 0, false
+	each, ok := cpuEach(procs)
+	for _, e := range each {
+		d += e
 	}
-	groups := make(map[int]bool, len(procs))
-	for _, p := range procs {
-		groups[p.cmd.Process.Pid] = true
+	return d, ok
+}
+
+// cpuEach is cpuOf for each of procs apart, in their order: where a
+// figure's CPU goes when several processes serve it (the gateway, the
+// rate limit service, its Redis).
+func cpuEach(procs []*proc) (each []time.Duration, ok bool) {
+	if len(procs) == 0 {
+		return nil, false
+	}
+	groups := make(map[int]int, len(procs))
+	for i, p := range procs {
+		groups[p.cmd.Process.Pid] = i
 	}
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil || len(stats) == 0 {
-		return 0, false
+		return nil, false
 	}
-	var ticks int64
+	each = make([]time.Duration, len(procs))
 	for _, f := range stats {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue // exited since the glob
 		}
-		if pgrp, cpu, ok := parseStat(b); ok && groups[pgrp] {
-			ticks += cpu
+		if pgrp, cpu, ok := parseStat(b); ok {
+			if i, in := groups[pgrp]; in {
+				each[i] += time.Duration(cpu) * clockTick
+			}
 		}
 	}
-	return time.Duration(ticks) * clockTick, true
+	return each, true
 }
 
 // parseStat reads a process's group and its user plus system time in

@@ -27,6 +27,8 @@ func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
 		netHTTP := s.probe("probe on net/http", netHTTPProbeCommand, up, upErr)
 		raw := s.probe("probe without net/http", rawProbeCommand, up, upErr)
 		plain, mem, red := gateways(s, up, upErr)
+		rls := s.gatewayWithService(up, upErr)
+		cad := s.caddy(up, upErr)
 		cs = append(cs,
 			comparison{name: "nginx (1 worker), plain reverse proxy ÷ upstream direct", subj: ng, anchor: true},
 			comparison{name: "Go probe on net/http's server, bare proxy ÷ upstream direct", subj: netHTTP, anchor: true},
@@ -34,6 +36,8 @@ func proxyAndTokens(s *stack, m *meter, gw, tokens bool) {
 			comparison{name: "gateway, route without a policy ÷ upstream direct", target: ">= 0.50", min: 0.50, subj: plain},
 			comparison{name: "gateway, Global policy in memory ÷ upstream direct", subj: mem},
 			comparison{name: "gateway, Global policy in Redis ÷ upstream direct", target: ">= 0.45", min: 0.45, subj: red},
+			comparison{name: "gateway, Global policy through the rate limit service ÷ upstream direct", subj: rls},
+			comparison{name: "Caddy, plain reverse proxy ÷ upstream direct", subj: cad, anchor: true},
 		)
 	}
 	if tokens {
@@ -145,7 +149,9 @@ func (s *stack) redis() (string, *proc, error) {
 	return "redis://" + addr + "/0", p, p.waitTCP(addr)
 }
 
-func (s *stack) gateway(name, upstream string, policy bool, redisURL string) started {
+// gateway starts the reference gateway in front of upstream; extra adds
+// flags (the rate limit service's).
+func (s *stack) gateway(name, upstream string, policy bool, redisURL string, extra ...string) started {
 	port, err := freeport.Port()
 	if err != nil {
 		return started{err: err}
@@ -161,6 +167,7 @@ func (s *stack) gateway(name, upstream string, policy bool, redisURL string) sta
 	if redisURL != "" {
 		args = append(args, "--redis", redisURL)
 	}
+	args = append(args, extra...)
 	_, p, err := s.service(name, args...)
 	t := target{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/", headers: map[string]string{"x-user-id": "bench"}, want: http.StatusOK}
 	if p != nil {

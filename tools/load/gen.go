@@ -38,6 +38,8 @@ type result struct {
 	// counted; cpuOK is false when it could not be read.
 	cpu   time.Duration
 	cpuOK bool
+	// cpuEach is cpu for each of the target's processes apart.
+	cpuEach []time.Duration
 }
 
 // err tells why the run cannot give a figure: no answer at all, or more
@@ -80,13 +82,19 @@ func drive(t target, conns int, d time.Duration) result {
 	time.Sleep(warmUp)
 	counting.Store(true)
 	start := time.Now()
-	cpu0, cpuOK := cpuOf(t.procs)
+	cpu0, cpuOK := cpuEach(t.procs)
 	n0 := ok.Load()
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu1, _ := cpuOf(t.procs)
-	return result{rps: float64(ok.Load()-n0) / elapsed.Seconds(), ok: ok.Load() - n0, failed: failed.Load(), first: first,
-		cpu: cpu1 - cpu0, cpuOK: cpuOK}
+	cpu1, _ := cpuEach(t.procs)
+	r := result{rps: float64(ok.Load()-n0) / elapsed.Seconds(), ok: ok.Load() - n0, failed: failed.Load(), first: first, cpuOK: cpuOK}
+	if r.cpuOK = cpuOK && len(cpu1) == len(cpu0); r.cpuOK {
+		for i := range cpu0 {
+			r.cpuEach = append(r.cpuEach, cpu1[i]-cpu0[i])
+			r.cpu += cpu1[i] - cpu0[i]
+		}
+	}
+	return r
 }
 
 // warmUp opens the connections and fills the caches before counting.

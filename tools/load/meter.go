@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -41,19 +42,28 @@ type figure struct {
 	// CPU goes (the Redis figure's less the in-memory one is what Redis
 	// costs); between runs it moves about as much as the ratio does.
 	cpu time.Duration
-	err error
+	// cpuEach splits cpu over the subject's processes, when it has
+	// several: the median of each one's CPU per answer.
+	cpuEach []time.Duration
+	err     error
 }
 
 // compare measures c and records its figure.
 func (m *meter) compare(c comparison) {
 	f := figure{comparison: c}
 	var ratios, rps, cpu []float64
-	ratios, rps, cpu, f.err = m.roundsOf(c)
+	var each [][]float64
+	ratios, rps, cpu, each, f.err = m.roundsOf(c)
 	if f.err == nil {
 		f.ratio, f.lo, f.hi = median(ratios), slices.Min(ratios), slices.Max(ratios)
 		f.rps = median(rps)
 		if len(cpu) > 0 {
 			f.cpu = time.Duration(median(cpu))
+		}
+		if len(each) > 1 {
+			for _, e := range each {
+				f.cpuEach = append(f.cpuEach, time.Duration(median(e)))
+			}
 		}
 	}
 	m.figures = append(m.figures, f)
@@ -61,14 +71,15 @@ func (m *meter) compare(c comparison) {
 
 // roundsOf drives baseline, subject, baseline, ... and gives each round's
 // ratio to the mean of the baseline runs on either side of it, and the
-// subject's CPU per answer where it can be read. A failed setup or run
-// gives no ratio at all.
-func (m *meter) roundsOf(c comparison) (ratios, rps, cpu []float64, err error) {
+// subject's CPU per answer where it can be read, in all and per process
+// (each[i] is procs[i]'s rounds). A failed setup or run gives no ratio
+// at all.
+func (m *meter) roundsOf(c comparison) (ratios, rps, cpu []float64, each [][]float64, err error) {
 	switch {
 	case c.base.err != nil:
-		return nil, nil, nil, fmt.Errorf("the baseline failed: %w", c.base.err)
+		return nil, nil, nil, nil, fmt.Errorf("the baseline failed: %w", c.base.err)
 	case c.subj.err != nil:
-		return nil, nil, nil, c.subj.err
+		return nil, nil, nil, nil, c.subj.err
 	}
 	per := m.d / time.Duration(m.rounds)
 	run := func(t target) (result, error) {
@@ -97,14 +108,20 @@ func (m *meter) roundsOf(c comparison) (ratios, rps, cpu []float64, err error) {
 			rps = append(rps, s.rps)
 			if s.cpuOK {
 				cpu = append(cpu, float64(s.cpu)/float64(s.ok))
+				if each == nil {
+					each = make([][]float64, len(s.cpuEach))
+				}
+				for i, e := range s.cpuEach {
+					each[i] = append(each[i], float64(e)/float64(s.ok))
+				}
 			}
 			before = after
 		}
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return ratios, rps, cpu, nil
+	return ratios, rps, cpu, each, nil
 }
 
 // median of a non-empty list.
@@ -129,12 +146,12 @@ func (m *meter) report() int {
 	for _, f := range m.figures {
 		switch {
 		case f.err != nil && f.anchor:
-			fmt.Printf("%-62s NO ANCHOR: %v\n", f.name, f.err)
+			fmt.Printf("%-72s NO ANCHOR: %v\n", f.name, f.err)
 		case f.err != nil:
 			code = 1
-			fmt.Printf("%-62s NOT MEASURED: %v\n", f.name, f.err)
+			fmt.Printf("%-72s NOT MEASURED: %v\n", f.name, f.err)
 		case f.ratio < 0:
-			fmt.Printf("%-62s ok\n", f.name)
+			fmt.Printf("%-72s ok\n", f.name)
 		default:
 			verdict := ""
 			if f.target != "" {
@@ -147,8 +164,24 @@ func (m *meter) report() int {
 			if f.cpu > 0 {
 				cpu = fmt.Sprintf("%4.0f µs CPU/req", float64(f.cpu)/float64(time.Microsecond))
 			}
-			fmt.Printf("%-62s %5.2f  (%.2f-%.2f)  %6.0f req/s  %-15s  %s\n", f.name, f.ratio, f.lo, f.hi, f.rps, cpu, verdict)
+			line := fmt.Sprintf("%-72s %5.2f  (%.2f-%.2f)  %6.0f req/s  %-15s  %-30s", f.name, f.ratio, f.lo, f.hi, f.rps, cpu, verdict)
+			fmt.Println(strings.TrimRight(line+f.split(), " "))
 		}
 	}
 	return code
+}
+
+// split names where the CPU of a figure served by several processes goes,
+// e.g. "gateway 60 + envoyproxy/ratelimit 90 + redis-server 29 µs": the
+// peer services' cost beside the reference's own.
+func (f figure) split() string {
+	if len(f.cpuEach) < 2 || len(f.cpuEach) != len(f.subj.t.procs) {
+		return ""
+	}
+	parts := make([]string, len(f.cpuEach))
+	for i, d := range f.cpuEach {
+		name, _, _ := strings.Cut(f.subj.t.procs[i].name, " (")
+		parts[i] = fmt.Sprintf("%s %.0f", name, float64(d)/float64(time.Microsecond))
+	}
+	return strings.Join(parts, " + ") + " µs"
 }

@@ -43,6 +43,12 @@ type proc struct {
 // start runs a program; its output goes to a log file in the stack's
 // directory, shown when it does not start.
 func (s *stack) start(name, program string, args ...string) (*proc, error) {
+	return s.startEnv(name, nil, program, args...)
+}
+
+// startEnv is start with settings added to the environment (NAME=value):
+// envoyproxy/ratelimit takes its configuration only from there.
+func (s *stack) startEnv(name string, env []string, program string, args ...string) (*proc, error) {
 	logPath := filepath.Join(s.dir, slug(name)+".log")
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -51,6 +57,9 @@ func (s *stack) start(name, program string, args ...string) (*proc, error) {
 	defer f.Close()
 	cmd := exec.Command(program, args...)
 	cmd.Stdout, cmd.Stderr = f, f
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s could not start: %w", name, err)
