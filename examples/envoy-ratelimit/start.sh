@@ -75,6 +75,14 @@ mv -f "$dir/gateway/.gateway.yaml.tmp" "$dir/gateway/gateway.yaml"
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" >"$dir/logs/redis.log" 2>&1 &
 pids+=($!)
+# The service connects to Redis once, at start, and exits when it cannot: Redis must accept connections first.
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null; then
+    break
+  fi
+  kill -0 "${pids[-1]}" 2>/dev/null || { echo "redis-server exited; logs in $dir/logs" >&2; tail -n 20 "$dir/logs/redis.log" >&2; exit 1; }
+  sleep 0.1
+done
 
 # The service's settings as Envoy Gateway sets them (internal/infrastructure/kubernetes/ratelimit), but for its
 # FILE configuration (Envoy Gateway serves it over xDS) and plaintext gRPC on loopback.
