@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -243,4 +244,54 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// burst sends perGateway requests through each of the gateways at once, all released together, and counts
+// the 200s and 429s; any other answer fails the test. It then fails the test for a gateway that logged failing
+// open: a burst measures admission, not a counter that could not be reached.
+func burst(t *testing.T, gws []*testGateway, perGateway int) (passed, refused int64) {
+	t.Helper()
+	var urls []string
+	for _, g := range gws {
+		urls = append(urls, g.url(t, 10080)+"/")
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: perGateway}, Timeout: time.Minute}
+	t.Cleanup(client.CloseIdleConnections)
+	var ok, limited atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range len(gws) * perGateway {
+		wg.Go(func() {
+			req, err := http.NewRequest("GET", urls[i%len(urls)], nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req.Host = testHost
+			<-start
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case 200:
+				ok.Add(1)
+			case 429:
+				limited.Add(1)
+			default:
+				t.Errorf("status %d", resp.StatusCode)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, g := range gws {
+		if strings.Contains(g.logs.String(), "fail open") {
+			t.Errorf("gateway %d failed open during the burst:\n%s", i+1, g.logs)
+		}
+	}
+	return ok.Load(), limited.Load()
 }
