@@ -134,7 +134,7 @@ func (c *copier) other(h plumbing.Hash, other map[plumbing.Hash]*gitObject) erro
 		if err != nil {
 			return err
 		}
-		return c.tree(t, o.loose, nil, plumbing.ZeroHash)
+		return c.tree(t, o, nil, plumbing.ZeroHash)
 	}
 	return c.emit(h, o, nil, plumbing.ZeroHash)
 }
@@ -155,11 +155,11 @@ func (c *copier) commit(nc *newCommit, commits map[plumbing.Hash]*newCommit) err
 		if len(bases) > 0 {
 			like, base = bases[0], bases[0].hash
 		}
-		t, loose, err := c.newTree(nc.tree, like)
+		t, read, err := c.newTree(nc.tree, like)
 		if err != nil {
 			return err
 		}
-		if err := c.tree(t, loose, bases, base); err != nil {
+		if err := c.tree(t, read, bases, base); err != nil {
 			return err
 		}
 	}
@@ -187,10 +187,11 @@ func (c *copier) parentTree(p plumbing.Hash, commits map[plumbing.Hash]*newCommi
 }
 
 // tree copies t, which the mirror lacks, and the entries of it that no
-// base (its version in each parent, when a directory) holds. loose is its
-// loose object file, when it was read from one; delta names the version
-// of t a pack may store it as a delta against.
-func (c *copier) tree(t *gitTree, loose []byte, bases []*gitTree, delta plumbing.Hash) error {
+// base (its version in each parent, when a directory) holds. read is t as
+// read, with its loose object file when it was read from one (nil when
+// the cache had t); delta names the version of t a pack may store it as a
+// delta against.
+func (c *copier) tree(t *gitTree, read *gitObject, bases []*gitTree, delta plumbing.Hash) error {
 	err := t.changed(bases, func(i, _ int) error {
 		h := t.hashAt(i)
 		mode := t.mode(i)
@@ -229,16 +230,20 @@ func (c *copier) tree(t *gitTree, loose []byte, bases []*gitTree, delta plumbing
 		if len(subBases) > 0 {
 			like = subBases[0]
 		}
-		sub, subLoose, err := c.newTree(h, like)
+		sub, subRead, err := c.newTree(h, like)
 		if err != nil {
 			return err
 		}
-		return c.tree(sub, subLoose, subBases, subDelta)
+		return c.tree(sub, subRead, subBases, subDelta)
 	})
 	if err != nil {
 		return err
 	}
-	return c.emit(t.hash, &gitObject{typ: plumbing.TreeObject, data: t.data, loose: loose}, t, delta)
+	o := &gitObject{typ: plumbing.TreeObject, data: t.data}
+	if read != nil {
+		o.loose, o.from = read.loose, read.from
+	}
+	return c.emit(t.hash, o, t, delta)
 }
 
 func (c *copier) emit(h plumbing.Hash, o *gitObject, t *gitTree, delta plumbing.Hash) error {
@@ -246,10 +251,10 @@ func (c *copier) emit(h plumbing.Hash, o *gitObject, t *gitTree, delta plumbing.
 	return c.out.add(pendingObject{hash: h, obj: o, tree: t, delta: delta})
 }
 
-// newTree reads a tree to copy, with its loose object file when it is
-// read from one (not when the cache has it); like is the version it likely
-// derives from, whose entries it reuses where the bytes are the same.
-func (c *copier) newTree(h plumbing.Hash, like *gitTree) (*gitTree, []byte, error) {
+// newTree reads a tree to copy, and the object read (none when the cache
+// has it); like is the version it likely derives from, whose entries it
+// reuses where the bytes are the same.
+func (c *copier) newTree(h plumbing.Hash, like *gitTree) (*gitTree, *gitObject, error) {
 	if t := c.trees.get(h); t != nil {
 		return t, nil, nil
 	}
@@ -265,7 +270,7 @@ func (c *copier) newTree(h plumbing.Hash, like *gitTree) (*gitTree, []byte, erro
 		return nil, nil, fmt.Errorf("tree %s: %w", h, err)
 	}
 	c.trees.add(t)
-	return t, o.loose, nil
+	return t, o, nil
 }
 
 // treeAt reads a tree, from the cache when it was read lately.
@@ -367,8 +372,8 @@ func (s *objectSink) finish() error {
 	for _, p := range s.held {
 		o := p.obj
 		if o.loose == nil && s.src != nil {
-			if b := s.src.looseBytes(p.hash); b != nil {
-				o = &gitObject{typ: o.typ, data: o.data, loose: b}
+			if b, path := s.src.looseFile(p.hash); b != nil {
+				o = &gitObject{typ: o.typ, data: o.data, loose: b, from: path}
 			}
 		}
 		n, err := writeLoose(s.objects, p.hash, o)

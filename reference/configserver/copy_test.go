@@ -448,3 +448,45 @@ func TestPackingAsideWhileServing(t *testing.T) {
 	}
 	assertCopyMatches(t, "after packing aside", s, o)
 }
+
+// TestNewObjectsAreLinkedFromALocalSource checks that a commit's loose
+// objects are hard links to the source's files when both are on one file
+// system (no byte written again), and that an object whose file cannot be
+// linked is written whole instead.
+func TestNewObjectsAreLinkedFromALocalSource(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+	s := newServer(t, Options{URI: o.dir})
+	h := o.commit(map[string]string{"app.yml": "k: 1\n"})
+	if e := getEnv(t, s, "/app/default"); e.Version != h.String() {
+		t.Fatalf("served %s, want %s", e.Version, h)
+	}
+	theirs, err := os.Stat(loosePath(filepath.Join(o.dir, ".git", "objects"), h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := os.Stat(loosePath(s.mirror.objectsDir(), h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(theirs, mine) {
+		t.Errorf("commit %s: the copy's file is not the source's (a hard link on one file system)", h)
+	}
+
+	// A file that cannot be linked (here: gone) is written from the bytes.
+	objects := t.TempDir()
+	obj := &gitObject{typ: plumbing.BlobObject, data: []byte("k: 2\n")}
+	obj.loose = deflateLoose(obj)
+	obj.from = filepath.Join(t.TempDir(), "gone")
+	blob := plumbing.ComputeHash(obj.typ, obj.data)
+	if _, err := writeLoose(objects, blob, obj); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(loosePath(objects, blob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := inflateLoose(b)
+	if err != nil || got.typ != obj.typ || string(got.data) != string(obj.data) {
+		t.Fatalf("written object: %v %v %q, want a blob %q", err, got.typ, got.data, obj.data)
+	}
+}

@@ -2,7 +2,6 @@ package configserver
 
 import (
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -14,15 +13,18 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/klauspost/compress/zlib"
 )
 
 // gitObject is one object read in full: its type, its content and, when it
-// was read from a loose object file, that file's bytes, which the mirror
-// stores as they are: a new tree of 10,000 entries is not compressed again.
+// was read from a loose object file, that file's bytes and path, which the
+// mirror stores as they are (a hard link where it can): a new tree of
+// 10,000 entries is neither compressed nor written again.
 type gitObject struct {
 	typ   plumbing.ObjectType
 	data  []byte
 	loose []byte
+	from  string // the loose object file, when read from one
 }
 
 // maxObjectSize bounds what one object may claim to hold, so that a corrupt
@@ -41,12 +43,14 @@ type objectStore struct {
 
 func (s *objectStore) read(h plumbing.Hash) (*gitObject, error) {
 	if s.objects != "" {
-		b, err := os.ReadFile(loosePath(s.objects, h))
+		path := loosePath(s.objects, h)
+		b, err := os.ReadFile(path)
 		if err == nil {
 			o, err := inflateLoose(b)
 			if err != nil {
 				return nil, fmt.Errorf("object %s: %w", h, err)
 			}
+			o.from = path
 			return o, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -79,13 +83,18 @@ func (s *objectStore) read(h plumbing.Hash) (*gitObject, error) {
 	return &gitObject{typ: obj.Type(), data: data}, nil
 }
 
-// looseBytes is the loose object file of h, if there is one.
-func (s *objectStore) looseBytes(h plumbing.Hash) []byte {
+// looseFile is the loose object file of h, its bytes and path, if there
+// is one.
+func (s *objectStore) looseFile(h plumbing.Hash) ([]byte, string) {
 	if s.objects == "" {
-		return nil
+		return nil, ""
 	}
-	b, _ := os.ReadFile(loosePath(s.objects, h))
-	return b
+	path := loosePath(s.objects, h)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, ""
+	}
+	return b, path
 }
 
 func (s *objectStore) close() {
@@ -183,16 +192,22 @@ func deflateLoose(o *gitObject) []byte {
 	return buf.Bytes()
 }
 
-// writeLoose stores o as a loose object of objects, as git does: written to
-// a temporary file, then renamed into place, read-only.
+// writeLoose stores o as a loose object of objects, as git does: a hard
+// link to the loose file it was read from where the file system allows
+// (an object's file never changes, so two repositories may share it; git
+// clones a local repository so), else written to a temporary file, then
+// renamed into place, read-only.
 func writeLoose(objects string, h plumbing.Hash, o *gitObject) (int64, error) {
-	b := o.loose
-	if b == nil {
-		b = deflateLoose(o)
-	}
 	path := loosePath(objects, h)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, err
+	}
+	if o.from != "" && o.loose != nil && os.Link(o.from, path) == nil {
+		return int64(len(o.loose)), nil
+	}
+	b := o.loose
+	if b == nil {
+		b = deflateLoose(o)
 	}
 	f, err := os.CreateTemp(objects, "tmp_obj_")
 	if err != nil {

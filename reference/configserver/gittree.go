@@ -3,7 +3,6 @@ package configserver
 import (
 	"bytes"
 	"container/list"
-	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -318,14 +317,14 @@ func i0Start(t *gitTree, i int) int {
 	return len(t.data)
 }
 
-// commonPrefix is how many bytes a and b share at their start.
+// commonPrefix is how many bytes a and b share at their start: whole
+// chunks compared by bytes.Equal (vectorised; a tree of 10,000 entries is
+// 400 KB), then the bytes of the first chunk that differs.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		if binary.LittleEndian.Uint64(a[i:]) != binary.LittleEndian.Uint64(b[i:]) {
-			break
-		}
+	for i+compareChunk <= n && bytes.Equal(a[i:i+compareChunk], b[i:i+compareChunk]) {
+		i += compareChunk
 	}
 	for i < n && a[i] == b[i] {
 		i++
@@ -336,17 +335,19 @@ func commonPrefix(a, b []byte) int {
 // commonSuffix is how many bytes a and b share at their end.
 func commonSuffix(a, b []byte) int {
 	n := min(len(a), len(b))
+	a, b = a[len(a)-n:], b[len(b)-n:]
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		if binary.LittleEndian.Uint64(a[len(a)-i-8:]) != binary.LittleEndian.Uint64(b[len(b)-i-8:]) {
-			break
-		}
+	for i+compareChunk <= n && bytes.Equal(a[n-i-compareChunk:n-i], b[n-i-compareChunk:n-i]) {
+		i += compareChunk
 	}
-	for i < n && a[len(a)-i-1] == b[len(b)-i-1] {
+	for i < n && a[n-i-1] == b[n-i-1] {
 		i++
 	}
 	return i
 }
+
+// compareChunk is what commonPrefix and commonSuffix compare at once.
+const compareChunk = 256
 
 // Delta instructions of git's pack format.
 const (

@@ -240,3 +240,41 @@ func sameMost(a, b []testEntry) bool {
 	}
 	return same > len(a)-4
 }
+
+// TestCommonEnds checks commonPrefix and commonSuffix against a byte at a
+// time, for a difference at every place around the chunks they compare
+// whole, and for slices of different lengths.
+func TestCommonEnds(t *testing.T) {
+	base := make([]byte, 3*compareChunk+17)
+	for i := range base {
+		base[i] = byte(i * 7)
+	}
+	slow := func(a, b []byte, fromEnd bool) int {
+		n := 0
+		for n < min(len(a), len(b)) {
+			x, y := a[n], b[n]
+			if fromEnd {
+				x, y = a[len(a)-1-n], b[len(b)-1-n]
+			}
+			if x != y {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	for cut := 0; cut <= len(base); cut += 5 {
+		for at := 0; at < len(base); at++ {
+			other := slices.Clone(base)
+			other[at]++
+			a, b := base, other[:len(other)-cut]
+			if got, want := commonPrefix(a, b), slow(a, b, false); got != want {
+				t.Fatalf("commonPrefix, difference at %d, %d bytes shorter: %d, want %d", at, cut, got, want)
+			}
+			b = other[cut:]
+			if got, want := commonSuffix(a, b), slow(a, b, true); got != want {
+				t.Fatalf("commonSuffix, difference at %d, %d bytes shorter: %d, want %d", at, cut, got, want)
+			}
+		}
+	}
+}
