@@ -8,6 +8,7 @@
 package ratelimittest
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io"
 	"net"
@@ -26,16 +27,25 @@ import (
 )
 
 // Service is one envoyproxy/ratelimit process owned by a test: Addr is its
-// gRPC address; Stop (a crash) and Restart (on the same ports) are
+// gRPC address; Stop (a crash) and Restart (on the same gRPC port) are
 // testproc's.
 type Service struct {
 	*testproc.Server
 	// ConfigDir is the folder it reads its configuration from:
-	// RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/config.
+	// RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/config. It holds markFile.
 	ConfigDir string
-	http      string // /healthcheck
-	debug     string // /rlconfig
+	mark      string // the domain of markFile, which only this service loads
+	// Its HTTP ports, picked again at each start (Command).
+	http  string // /healthcheck
+	debug string // /rlconfig
 }
+
+// markFile, in the configuration folder, gives the service a domain of its
+// own, which ready looks for in /rlconfig.
+const markFile = "ratelimittest.yaml"
+
+// pickPort is freeport's, replaced by the test of a port taken first.
+var pickPort = func(tb testing.TB) int { return freeport.Get(tb) }
 
 // Binary is the built service and the version it was built at; it fails
 // the test with what to run when either is missing or stale.
@@ -59,26 +69,28 @@ func Binary(tb testing.TB) string {
 	return bin
 }
 
-// Start runs the service on the Redis at redisAddr (host:port), with an
-// empty configuration folder, and stops it when the test ends. env adds
-// or overrides settings (NAME=value).
+// Start runs the service on the Redis at redisAddr (host:port), with a
+// configuration folder that holds only its mark, and stops it when the test
+// ends. env adds or overrides settings (NAME=value).
 func Start(tb testing.TB, redisAddr string, env ...string) *Service {
 	tb.Helper()
 	bin := Binary(tb)
 	root := tb.TempDir()
-	s := &Service{
-		ConfigDir: filepath.Join(root, "ratelimit", "config"),
-		http:      "127.0.0.1:" + strconv.Itoa(freeport.Get(tb)),
-		debug:     "127.0.0.1:" + strconv.Itoa(freeport.Get(tb)),
-	}
+	s := &Service{ConfigDir: filepath.Join(root, "ratelimit", "config"), mark: "ratelimittest-" + rand.Text()}
+	mark := fmt.Sprintf("domain: %s\ndescriptors:\n  - key: service\n    rate_limit: {unit: day, requests_per_unit: 1}\n", s.mark)
 	if err := os.MkdirAll(s.ConfigDir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	httpHost, httpPort, _ := net.SplitHostPort(s.http)
-	debugHost, debugPort, _ := net.SplitHostPort(s.debug)
+	if err := os.WriteFile(filepath.Join(s.ConfigDir, markFile), []byte(mark), 0o644); err != nil {
+		tb.Fatal(err)
+	}
 	s.Server = testproc.Start(tb, testproc.Spec{
 		Name: "envoyproxy/ratelimit",
 		Command: func(port int) *exec.Cmd {
+			s.http = "127.0.0.1:" + strconv.Itoa(pickPort(tb))
+			s.debug = "127.0.0.1:" + strconv.Itoa(pickPort(tb))
+			httpHost, httpPort, _ := net.SplitHostPort(s.http)
+			debugHost, debugPort, _ := net.SplitHostPort(s.debug)
 			cmd := exec.Command(bin)
 			cmd.Env = append(os.Environ(),
 				"RUNTIME_ROOT="+root, "RUNTIME_SUBDIRECTORY=ratelimit", "RUNTIME_WATCH_ROOT=false", "RUNTIME_IGNOREDOTFILES=true",
@@ -89,7 +101,7 @@ func Start(tb testing.TB, redisAddr string, env ...string) *Service {
 			cmd.Env = append(cmd.Env, env...)
 			return cmd
 		},
-		Ready:   func(string, string) error { return s.healthy() },
+		Ready:   func(string, string) error { return s.ready() },
 		Timeout: 20 * time.Second,
 	})
 	return s
@@ -98,9 +110,41 @@ func Start(tb testing.TB, redisAddr string, env ...string) *Service {
 // URL is the service's address in the form the gateway takes.
 func (s *Service) URL() string { return "grpc://" + s.Addr() }
 
+// ready is nil once the service answers its health check and its
+// /rlconfig shows its mark. Its ports were free when picked, but another
+// program can bind one first: the service then exits if it is its HTTP or
+// gRPC port (testproc notices), but runs on without its debug port, and
+// the other program answers /rlconfig (a 404 was seen). The service loads
+// its configuration before it listens, so an answer without the mark is
+// never its own: that is testproc.ErrTaken, and testproc starts it again
+// on fresh ports.
+func (s *Service) ready() error {
+	if err := s.healthy(); err != nil {
+		return err
+	}
+	resp, err := probe.Get("http://" + s.debug + "/rlconfig")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), s.mark) {
+		return fmt.Errorf("%w: its debug port %s answered /rlconfig with %s %.200q, not its configuration",
+			testproc.ErrTaken, s.debug, resp.Status, body)
+	}
+	return nil
+}
+
+// probe is ready's client: a program that took a port may accept and
+// never answer.
+var probe = &http.Client{Timeout: 2 * time.Second}
+
 // healthy is nil once the service answers its health check.
 func (s *Service) healthy() error {
-	resp, err := http.Get("http://" + s.http + "/healthcheck")
+	resp, err := probe.Get("http://" + s.http + "/healthcheck")
 	if err != nil {
 		return err
 	}
