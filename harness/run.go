@@ -391,6 +391,7 @@ func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons m
 		Elapsed: elapsed, Concurrency: opts.Concurrency}
 	for _, s := range cat.Scenarios {
 		if !slices.Contains(areas, s.Area) {
+			r.NotUnderTest++ // as the reports count it: the target declares no service of its area
 			continue
 		}
 		switch res.Get(s) {
@@ -469,11 +470,10 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
-	page := ""
+	fmt.Fprintf(w, "Reports in %s: %s, junit.xml, cucumber.json\n", filepath.Dir(r.ReportPath), filepath.Base(r.ReportPath))
 	if r.PagePath != "" {
-		page = ", " + filepath.Base(r.PagePath)
+		fmt.Fprintf(w, "Open %s in a browser to see them.\n", r.PagePath)
 	}
-	fmt.Fprintf(w, "Reports: %s, junit.xml, cucumber.json%s in %s\n", r.ReportPath, page, filepath.Dir(r.ReportPath))
 }
 
 // profileBlocked tells whether the whole profile was blocked with one reason (printed once, with the profile).
