@@ -2,23 +2,28 @@
 GO ?= go
 BENCHTIME ?= 1s
 
+# How many mutants make mutants runs, for its help.
+MUTANTS = $(shell grep -c '^  - id:' tools/mutants/catalogue.yaml)
+
 .PHONY: help demo test conformance interop bench load scale scale-auth deps vet build images compose-up compose-down mutants
 help:
-	@echo "make demo         run the reference stack on the default ports (data in .data/)"
+	@echo "make demo         build bin/reference and run its stack on the default ports, data in .data/ (ARGS='--port fortune=18787' for flags of reference up)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
-	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation)"
+	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation, TAGS='@spec-4.4' for some scenarios)"
 	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ and the README's table (ONLY=name,name)"
-	@echo "make mutants      run the suite against every deliberate bug of tools/mutants/catalogue.yaml (~30 min; ONLY=id,id J=n)"
+	@echo "make mutants      run the suite against each of the $(MUTANTS) deliberate bugs of tools/mutants/catalogue.yaml, about 20 s each, ~30 min (ONLY=id,id J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
-	@echo "make load         start each service and its baseline, drive them under load, print their ratios to a baseline (~75 s; D=5s C=32 ONLY=gateway,fortune,config)"
+	@echo "make load         start each service and its baseline, drive them under load, print their ratios to a baseline (~2.5 min; D=5s C=32 ONLY=gateway,fortune,config)"
 	@echo "make scale        measure what grows with the data, each figure at two sizes and as their ratio (~1 min for config,gateway: SCALE=config,gateway ROUNDS=20)"
 	@echo "make scale-auth   the authorization server's scale figures: tokens and users, 1,000 and 100,000, each store (~6 min; STORES=bolt,memory,postgres)"
 	@echo "make images       build the reference image from this checkout (BASE=image to change the runtime base)"
 	@echo "make compose-up   build the reference image and start docker-compose.yml's stack in the background (local images without a registry)"
 	@echo "make compose-down stop that stack and remove its volume"
 
+# The built binary, not go run: go run exits 1 when Ctrl-C stops it, though reference up stops cleanly (0).
 demo:
-	$(GO) run ./cmd/reference up --data .data
+	$(GO) build -buildvcs=auto -o bin/reference ./cmd/reference
+	bin/reference up --data .data$(if $(ARGS), $(ARGS))
 
 test: deps vet
 	$(GO) test -count=1 ./...
@@ -31,19 +36,19 @@ vet:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# A conformance run installs only what it needs, and runs the built tck so that its exit status (1 failed,
-# 2 bad usage or target, 3 the target cannot be tested) reaches CI as it is (go run turns every failure into 1).
+# A conformance run installs only what it needs, and runs the built tck so that its exit status (1 failed or
+# blocked, 2 bad usage or target, 3 the target cannot be tested) reaches CI as it is (go run turns every failure into 1).
 conformance:
-	@scripts/deps.sh --conformance $(if $(TARGET),--target)
+	@scripts/deps.sh --conformance$(if $(TARGET), --target)
 	$(GO) build -buildvcs=auto -o bin/tck ./cmd/tck
-	bin/tck run $(if $(TARGET),--target $(TARGET)) $(if $(TAGS),--tags '$(TAGS)')
+	bin/tck run$(if $(TARGET), --target $(TARGET))$(if $(TAGS), --tags '$(TAGS)')
 
 interop: deps
 	@scripts/hydra-deps.sh
-	$(GO) run ./tools/interop $(if $(ONLY),--only $(ONLY))
+	$(GO) run ./tools/interop$(if $(ONLY), --only $(ONLY))
 
 mutants: deps
-	$(GO) run ./tools/mutants $(if $(ONLY),--only $(ONLY)) $(if $(J),-j $(J))
+	$(GO) run ./tools/mutants$(if $(ONLY), --only $(ONLY))$(if $(J), -j $(J))
 
 bench:
 	@mkdir -p reports
@@ -51,16 +56,16 @@ bench:
 	$(GO) run ./tools/benchratio < reports/bench.txt
 
 load:
-	$(GO) run ./tools/load $(if $(D),-d $(D)) $(if $(C),-c $(C)) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(PROFILE))
+	$(GO) run ./tools/load$(if $(D), -d $(D))$(if $(C), -c $(C))$(if $(ONLY), -only $(ONLY))$(if $(PROFILE), -profile $(PROFILE))
 
 # The configuration server's and the gateway's scale figures: the reference's processes on loopback, as make load.
 SCALE ?= config,gateway
 scale:
-	$(GO) run ./tools/load -scale $(SCALE) $(if $(ROUNDS),-rounds $(ROUNDS))
+	$(GO) run ./tools/load -scale $(SCALE)$(if $(ROUNDS), -rounds $(ROUNDS))
 
 # The authorization server's scale figures: Go benchmarks on each store, 1,000 and 100,000 tokens and users.
 scale-auth:
-	$(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout 60m ./reference/authserver/ -args -scale $(if $(STORES),-scale.stores=$(STORES))
+	$(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout 60m ./reference/authserver/ -args -scale$(if $(STORES), -scale.stores=$(STORES))
 
 build:
 	$(GO) build -buildvcs=auto -o bin/ ./cmd/...

@@ -108,8 +108,20 @@ func checkManifestDir(g *target.Gateway) error {
 	}
 	f, err := os.CreateTemp(g.ManifestDir, ".tck-preflight-*")
 	if err != nil {
-		return fmt.Errorf("services.gateway.manifestDir: the harness cannot write into %s: %w", g.ManifestDir, err)
+		return fmt.Errorf("services.gateway.manifestDir: the harness cannot write into %s: %w\n%s", g.ManifestDir, err, manifestDirHint(err))
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// manifestDirHint says what to do about a folder the harness cannot write: most often the implementation is
+// not started yet, and the folder it watches (a volume of its) does not exist.
+func manifestDirHint(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "The folder does not exist: start the implementation first (its gateway's manifests folder must exist), or fix manifestDir in the target file."
+	case errors.Is(err, fs.ErrPermission):
+		return "Let the user that runs tck write into it (the gateway must still read it: sudo, a group, or an ACL), or fix manifestDir in the target file."
+	}
+	return "Fix manifestDir in the target file: it must name the folder the gateway watches."
 }

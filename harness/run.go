@@ -36,7 +36,7 @@ type Options struct {
 	// Format is the terminal format (progress.Formats): progress (one line per scenario as it ends, the
 	// default) or pretty (every step). Either way the run ends with the harness's summary only.
 	Format string
-	// ReportsDir receives junit.xml, cucumber.json and conformance-report.yaml.
+	// ReportsDir receives junit.xml, cucumber.json, conformance-report.yaml and index.html (RunFiles).
 	ReportsDir string
 	// Output is the terminal; nil means os.Stdout.
 	Output io.Writer

@@ -203,11 +203,17 @@ func TestFixturesInsteadOfProvisioning(t *testing.T) {
 	}
 }
 
-// A gateway folder the harness cannot write is one error of the run that names it.
+// A gateway folder the harness cannot write is one error of the run that names it and says what to do.
 func TestAManifestDirTheHarnessCannotWriteIsOneRunError(t *testing.T) {
 	err := checkManifestDir(&target.Gateway{ManifestDir: "/proc/no-such-folder"})
-	if err == nil || !strings.Contains(err.Error(), "services.gateway.manifestDir") || !strings.Contains(err.Error(), "/proc/no-such-folder") {
-		t.Errorf("err = %v, want the field and the folder named", err)
+	if err == nil || !strings.Contains(err.Error(), "services.gateway.manifestDir") || !strings.Contains(err.Error(), "/proc/no-such-folder") ||
+		!strings.Contains(err.Error(), "does not exist: start the implementation first") {
+		t.Errorf("err = %v, want the field and the folder named, and to start the implementation first", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if err := checkManifestDir(&target.Gateway{ManifestDir: file}); err == nil || !strings.Contains(err.Error(), "Fix manifestDir") {
+		t.Errorf("a file for a folder: %v, want to fix manifestDir", err)
 	}
 	dir := t.TempDir()
 	if err := checkManifestDir(&target.Gateway{ManifestDir: dir}); err != nil {

@@ -284,7 +284,22 @@ func TestBusyPortFails(t *testing.T) {
 	addr := strings.TrimPrefix(r.addr(t), "http://")
 	port := addr[strings.LastIndex(addr, ":")+1:]
 	code, _, stderr := runCLI("serve", "configserver", "--port", port, "--uri", bare)
-	if code != exitError || !strings.Contains(stderr, "cannot listen") {
+	if code != exitError || !strings.Contains(stderr, "cannot listen") || !strings.Contains(stderr, "stop it, or give another --port") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// A second stack on a port the first holds says how to move the service (configserver binds first).
+	code, _, stderr = runCLI("up", "--data", t.TempDir(), "--port", "configserver="+port)
+	if code != exitError || !strings.Contains(stderr, "configserver cannot listen on 127.0.0.1:"+port) ||
+		!strings.Contains(stderr, "another stack of the reference (make demo, reference up): stop it, or move configserver with --port configserver=PORT") {
+		t.Fatalf("up: exit %d: %s", code, stderr)
+	}
+	// The gateway binds its listeners itself, when it is built; its taken port says the same.
+	args := []string{"up", "--data", t.TempDir(), "--port", "gateway=" + port}
+	for _, s := range []string{"configserver", "quotes", "configapp", "authserver", "fortune", "greeting"} {
+		args = append(args, "--port", s+"=0")
+	}
+	code, _, stderr = runCLI(args...)
+	if code != exitError || !strings.Contains(stderr, "stop it, or move gateway with --port gateway=PORT") {
+		t.Fatalf("up, gateway: exit %d: %s", code, stderr)
 	}
 }

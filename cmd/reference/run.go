@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -37,11 +38,33 @@ func listen(host string, svcs []*service, port func(*service) int) ([]*binding, 
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			closeAll(bs)
-			return nil, fmt.Errorf("%s cannot listen on %s: %w", s.name, addr, err)
+			return nil, &listenError{service: s.name, addr: addr, err: err}
 		}
 		bs = append(bs, &binding{svc: s, ln: ln, url: displayURL(host, ln.Addr())})
 	}
 	return bs, nil
+}
+
+// listenError is a service whose port could not be bound.
+type listenError struct {
+	service, addr string
+	err           error
+}
+
+func (e *listenError) Error() string {
+	return fmt.Sprintf("%s cannot listen on %s: %v", e.service, e.addr, e.err)
+}
+
+func (e *listenError) Unwrap() error { return e.err }
+
+// portTaken says what to do when a port is taken, most often by another stack of the reference still running;
+// move is how to give the service another port.
+func portTaken(err error, move string) error {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return err
+	}
+	return fmt.Errorf("%w\nAnother program listens there, perhaps another stack of the reference (make demo, reference up): "+
+		"stop it, or %s (0: a free port).", err, move)
 }
 
 // displayURL is the URL a person types: loopback and wildcard hosts are

@@ -55,7 +55,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		if inst.close != nil {
 			_ = inst.close()
 		}
-		return c.fail(fs.Name(), err)
+		return c.fail(fs.Name(), portTaken(err, "give another --port"))
 	}
 	bs[0].inst = inst
 	r := c.newRunner(log, bs)

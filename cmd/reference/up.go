@@ -65,6 +65,10 @@ func (c *cli) upDemo(ctx context.Context, o demoOptions) int {
 		return c.fail("reference up", err)
 	}
 	bs, err := listen(o.host, services, c.portFor)
+	var le *listenError
+	if errors.As(err, &le) {
+		err = portTaken(err, moveWith(le.service))
+	}
 	if err != nil {
 		return c.fail("reference up", err)
 	}
@@ -78,13 +82,18 @@ func (c *cli) upDemo(ctx context.Context, o demoOptions) int {
 			freePorts: b.svc.ownSockets && c.portFor(b.svc) == 0}
 		if b.inst, err = c.build(ctx, b.svc, c.demoArgs(b, p, o.host, *o.logs.level), env); err != nil {
 			r.stop()
-			return c.fail("reference up", fmt.Errorf("%s: %w", b.svc.name, err))
+			return c.fail("reference up", portTaken(fmt.Errorf("%s: %w", b.svc.name, err), moveWith(b.svc.name)))
 		}
 		r.start(b)
 	}
 	c.printStack(dataDir, bs)
 	r.announce()
 	return r.wait(ctx)
+}
+
+// moveWith is how up gives a service another port.
+func moveWith(service string) string {
+	return fmt.Sprintf("move %s with --port %s=PORT", service, service)
 }
 
 // demoArgs are the `serve` flags of b's service in the demo: where up bound

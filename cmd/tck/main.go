@@ -2,7 +2,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness"
@@ -20,6 +23,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 	"github.com/fortune-tck/fortune-tck/harness/containers"
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
+	"github.com/fortune-tck/fortune-tck/harness/htmlreport"
 	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/harness/progress"
 	"github.com/fortune-tck/fortune-tck/internal/version"
@@ -61,8 +65,10 @@ Commands:
                 HTML page, DIR/index.html: results, every scenario with its steps and evidence, spec coverage.
   docs          Render the features as a browsable spec (reports/spec.html), with a run's outcomes if given.
 
-Exit status: 0 every selected scenario passed; 1 some failed; 2 bad usage or target file;
+Exit status: 0 no selected scenario failed or was blocked (those not supported or not under test do not count);
+1 some failed or were blocked (tck matrix --check: a difference without a note); 2 bad usage or target file;
 3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start); 130 interrupted.
+tck run first removes an earlier run's reports; one it cannot carry out leaves an index.html that says why.
 Run 'tck COMMAND --help' for the flags of a command.
 `
 
@@ -86,15 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	case "capabilities":
-		if len(args) > 1 && args[1] != "-h" && args[1] != "--help" {
-			fmt.Fprintf(stderr, "tck capabilities takes no arguments\n")
-			return exitUsage
-		}
-		printCapabilities(stdout)
-		return exitOK
+		return runCapabilities(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
-		fmt.Fprintln(stdout, version.String("tck"))
-		return exitOK
+		return runVersion(args[1:], stdout, stderr)
 	case "matrix":
 		return runMatrix(args[1:], stdout, stderr)
 	case "report":
@@ -104,6 +104,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities, matrix, report, docs (tck --help)\n", args[0])
 	return exitUsage
+}
+
+// runCapabilities lists the capabilities a target file may declare.
+func runCapabilities(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("tck capabilities", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = usageOf(fl, "tck capabilities", "Lists the optional capabilities a target file may declare (its capabilities field), with what each\n"+
+		"means; a scenario that needs one carries the tag @capability-<name>.")
+	if code, done := parse(fl, args, stdout); done {
+		return code
+	}
+	if fl.NArg() > 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	printCapabilities(stdout)
+	return exitOK
+}
+
+// runVersion prints the build's version.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("tck --version", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = usageOf(fl, "tck --version", "Prints the version of tck: its module version and the commit it was built from (-dirty: with\nuncommitted changes).")
+	if code, done := parse(fl, args, stdout); done {
+		return code
+	}
+	if fl.NArg() > 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	fmt.Fprintln(stdout, version.String("tck"))
+	return exitOK
 }
 
 // printCapabilities lists the registry's capabilities with what each means; one declared by a field of the
@@ -117,52 +150,99 @@ func printCapabilities(w io.Writer) {
 func runSuite(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("tck run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	targetFile := fl.String("target", "", "target description (YAML) of the implementation under test; default: boot the reference")
-	tags := fl.String("tags", "", "godog tag expression selecting scenarios, e.g. '@spec-4.4 && ~@capability-config.errors'")
-	format := fl.String("format", progress.Scenarios, "terminal format: progress (a line per scenario as it ends: passed, failed or blocked, its time, its ID)\n"+
+	var o runOptions
+	fl.StringVar(&o.target, "target", "", "target description (YAML) of the implementation under test; default: boot the reference")
+	fl.StringVar(&o.tags, "tags", "", "godog tag expression selecting scenarios, e.g. '@spec-4.4 && ~@capability-config.errors'")
+	fl.StringVar(&o.format, "format", progress.Scenarios, "terminal format: progress (a line per scenario as it ends: passed, failed or blocked, its time, its ID)\n"+
 		"or pretty (every step); either way the run ends with the harness's summary")
-	reports := fl.String("reports", "reports", "folder for junit.xml, cucumber.json and conformance-report.yaml")
-	concurrency := fl.Int("concurrency", harness.DefaultConcurrency, "how many scenarios run at once (1: one after the other); those tagged @serial run alone")
-	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
+	fl.StringVar(&o.reports, "reports", "reports", "folder for junit.xml, cucumber.json, conformance-report.yaml and index.html; a run first\n"+
+		"removes those (and logs/*.log) of an earlier run, and one that cannot be carried out writes an\nindex.html that says why")
+	fl.IntVar(&o.concurrency, "concurrency", harness.DefaultConcurrency, "how many scenarios run at once (1: one after the other); those tagged @serial run alone")
+	fl.StringVar(&o.features, "features", "", "read features from this folder instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck run [flags]", "Runs the features against a target and writes reports. Without --target it builds the "+
 		"reference from this checkout,\nstarts its services on free ports and stops them at the end. Exit status: see tck --help.")
 	if code, done := parse(fl, args, stdout); done {
 		return code
 	}
-	if _, err := progress.Godog(*format); err != nil {
-		fmt.Fprintf(stderr, "tck run: --format: %v\n", err)
-		return exitUsage
+	// Before anything else can fail: an earlier run's verdict must not look like this one's, and a folder the
+	// run cannot write fails now rather than after the target has been started.
+	err := os.MkdirAll(o.reports, 0o755)
+	if err == nil {
+		err = harness.ClearReports(o.reports)
 	}
-	fsys, err := featuresFS(*featuresDir)
 	if err != nil {
-		fmt.Fprintf(stderr, "tck run: %v\n", err)
+		fmt.Fprintf(stderr, "tck run: --reports: %v\nGive a folder tck can write.\n", err)
 		return exitUsage
 	}
-	if *concurrency < 1 {
-		fmt.Fprintf(stderr, "tck run: --concurrency %d: give 1 or more\n", *concurrency)
-		return exitUsage
+	f := &failure{stderr: stderr}
+	code := runChecked(o, f, stdout)
+	if code != exitOK && code != exitFailed {
+		writeErrorPage(o.reports, f, code)
 	}
-	if err := harness.CheckTags(*tags, fsys); err != nil {
-		fmt.Fprintf(stderr, "tck run: --tags: %v\n", err)
-		return exitUsage
+	return code
+}
+
+// runOptions are the flags of tck run.
+type runOptions struct {
+	target, tags, format, reports, features string
+	concurrency                             int
+}
+
+// failure is why a run ended without a verdict: printed when it happens, and kept for the page that takes the
+// place of the reports.
+type failure struct {
+	stderr io.Writer
+	msg    string
+}
+
+// fail prints the run's error, keeps it, and returns the exit status.
+func (f *failure) fail(code int, format string, args ...any) int {
+	f.msg = fmt.Sprintf(format, args...)
+	fmt.Fprintln(f.stderr, f.msg)
+	return code
+}
+
+// writeErrorPage writes the index.html of a run that could not be carried out, so that whoever opens the
+// folder sees why instead of nothing, or an old page.
+func writeErrorPage(dir string, f *failure, code int) {
+	msg := cmp.Or(f.msg, fmt.Sprintf("tck run ended with status %d", code))
+	logs, _ := os.ReadDir(filepath.Join(dir, "logs"))
+	page := htmlreport.ErrorPage{Message: msg, Status: code, Time: time.Now(), Logs: len(logs) > 0}
+	if _, err := htmlreport.WriteErrorDir(dir, page); err != nil {
+		fmt.Fprintf(f.stderr, "tck: no page that says why: %v\n", err)
+	}
+}
+
+// runChecked checks the flags, starts the target and runs the suite against it.
+func runChecked(o runOptions, f *failure, stdout io.Writer) int {
+	if _, err := progress.Godog(o.format); err != nil {
+		return f.fail(exitUsage, "tck run: --format: %v", err)
+	}
+	fsys, err := featuresFS(o.features)
+	if err != nil {
+		return f.fail(exitUsage, "tck run: %v", err)
+	}
+	if o.concurrency < 1 {
+		return f.fail(exitUsage, "tck run: --concurrency %d: give 1 or more", o.concurrency)
+	}
+	if err := harness.CheckTags(o.tags, fsys); err != nil {
+		return f.fail(exitUsage, "tck run: --tags: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	tg, code := loadOrBoot(ctx, *targetFile, *reports, stdout, stderr)
+	tg, code := loadOrBoot(ctx, o.target, o.reports, stdout, f)
 	if tg == nil {
 		return code
 	}
 	defer tg.stop()
-	res, err := harness.Run(ctx, harness.Options{Target: tg.target, Tags: *tags, Format: *format,
-		ReportsDir: *reports, Output: stdout, Features: fsys, Concurrency: *concurrency})
+	res, err := harness.Run(ctx, harness.Options{Target: tg.target, Tags: o.tags, Format: o.format,
+		ReportsDir: o.reports, Output: stdout, Features: fsys, Concurrency: o.concurrency})
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintln(stderr, "tck: interrupted; stopping the services it started")
-		return exitInterrupted
+		return f.fail(exitInterrupted, "tck: interrupted; stopping the services it started")
 	case err != nil:
-		fmt.Fprintf(stderr, "tck: %v\n", err)
-		return exitRunError
+		return f.fail(exitRunError, "tck: %v", err)
 	case res.Failed > 0 || res.Blocked > 0:
 		return exitFailed
 	}
@@ -175,42 +255,42 @@ type booted struct {
 	stop   func()
 }
 
-func loadOrBoot(ctx context.Context, file, reports string, stdout, stderr io.Writer) (*booted, int) {
+func loadOrBoot(ctx context.Context, file, reports string, stdout io.Writer, f *failure) (*booted, int) {
 	if file != "" {
 		t, err := target.Load(file)
-		if err != nil {
-			fmt.Fprintf(stderr, "tck: %v\n", err)
-			return nil, exitUsage
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, f.fail(exitUsage, "tck: %v; check the file --target names", err)
 		}
-		return startContainers(ctx, t, reports, stderr)
+		if err != nil {
+			return nil, f.fail(exitUsage, "tck: %v", err)
+		}
+		return startContainers(ctx, t, reports, f)
 	}
 	st, err := boot.Reference(ctx, boot.Options{Binary: os.Getenv("TCK_REFERENCE_BIN"),
 		LogDir: reports + "/logs", Progress: stdout})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, exitInterrupted
+			return nil, f.fail(exitInterrupted, "tck: interrupted while booting the reference")
 		}
-		fmt.Fprintf(stderr, "tck: booting the reference: %v\n", err)
-		return nil, exitRunError
+		return nil, f.fail(exitRunError, "tck: booting the reference: %v", err)
 	}
 	return &booted{target: st.Target, stop: st.Stop}, exitOK
 }
 
 // startContainers starts the services the target gives as container images; they are removed by the booted's
-// stop, which runSuite defers, so also after a failure or Ctrl-C.
-func startContainers(ctx context.Context, t *target.Target, reports string, stderr io.Writer) (*booted, int) {
+// stop, which runChecked defers, so also after a failure or Ctrl-C.
+func startContainers(ctx context.Context, t *target.Target, reports string, f *failure) (*booted, int) {
 	if len(t.Containers()) == 0 {
 		return &booted{target: t, stop: func() {}}, exitOK
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(f.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	set, err := containers.Start(ctx, t, containers.Options{RunID: os.Getenv("TCK_RUN_ID"),
 		LogDir: filepath.Join(reports, "logs"), Logger: log})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, exitInterrupted
+			return nil, f.fail(exitInterrupted, "tck: interrupted while starting the target's containers")
 		}
-		fmt.Fprintf(stderr, "tck: starting the target's containers: %v\n", err)
-		return nil, exitRunError
+		return nil, f.fail(exitRunError, "tck: starting the target's containers: %v", err)
 	}
 	return &booted{target: t, stop: set.Stop}, exitOK
 }
@@ -263,11 +343,16 @@ func printCoverage(fsys fs.FS, verbose bool, w io.Writer) error {
 	return nil
 }
 
-// usageOf prints a command's synopsis, what it does, and its flags, each written as it is typed (--name VALUE).
+// usageOf prints a command's synopsis, what it does, and its flags if it has any, each written as it is typed (--name VALUE).
 func usageOf(fl *flag.FlagSet, synopsis, about string) func() {
 	return func() {
-		fmt.Fprintf(fl.Output(), "Usage: %s\n\n%s\n\nFlags:\n", synopsis, about)
-		printFlags(fl)
+		fmt.Fprintf(fl.Output(), "Usage: %s\n\n%s\n", synopsis, about)
+		hasFlags := false
+		fl.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(fl.Output(), "\nFlags:\n")
+			printFlags(fl)
+		}
 	}
 }
 
@@ -309,21 +394,23 @@ func parse(fl *flag.FlagSet, args []string, stdout io.Writer) (int, bool) {
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	const use = "Usage: tck validate FILE\n\nChecks a target description and reports every mistake with its field (see the README for its fields).\n"
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(stdout, use)
-		return exitOK
+	fl := flag.NewFlagSet("tck validate", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = usageOf(fl, "tck validate FILE", "Checks a target description and reports every mistake with its field (see the README for its fields).")
+	if code, done := parse(fl, args, stdout); done {
+		return code
 	}
-	if len(args) != 1 {
-		fmt.Fprint(stderr, use)
+	if fl.NArg() != 1 {
+		fl.Usage()
 		return exitUsage
 	}
-	t, err := target.Load(args[0])
+	file := fl.Arg(0)
+	t, err := target.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "tck: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%s: valid target for %s", args[0], t.Implementation.Project)
+	fmt.Fprintf(stdout, "%s: valid target for %s", file, t.Implementation.Project)
 	if len(t.Capabilities) > 0 {
 		fmt.Fprintf(stdout, " with capabilities %v", t.Capabilities)
 	}

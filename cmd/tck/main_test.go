@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fortune-tck/fortune-tck/features"
+	"github.com/fortune-tck/fortune-tck/harness"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/target"
 )
@@ -29,7 +31,8 @@ func runTCK(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestUsageAndUnknownCommands(t *testing.T) {
-	if code, out, _ := runTCK("--help"); code != exitOK || !strings.Contains(out, "tck run [--target FILE]") {
+	// Exit status 1 is what runChecked returns for a blocked scenario as for a failed one.
+	if code, out, _ := runTCK("--help"); code != exitOK || !strings.Contains(out, "tck run [--target FILE]") || !strings.Contains(out, "1 some failed or were blocked") {
 		t.Errorf("--help: %d %s", code, out)
 	}
 	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, coverage") {
@@ -38,7 +41,7 @@ func TestUsageAndUnknownCommands(t *testing.T) {
 	if code, out, _ := runTCK("run", "--help"); code != exitOK || !strings.Contains(out, "Usage: tck run [flags]") {
 		t.Errorf("run --help: %d %s", code, out)
 	}
-	if code, _, errOut := runTCK("run", "--format", "fancy"); code != exitUsage || !strings.Contains(errOut, "use progress or pretty") {
+	if code, _, errOut := runTCK("run", "--format", "fancy", "--reports", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "use progress or pretty") {
 		t.Errorf("bad format: %d %s", code, errOut)
 	}
 }
@@ -51,8 +54,11 @@ func TestValidateNamesTheFieldsOfABadTarget(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "services.configServer.url") || !strings.Contains(errOut, "services.configServer.repository.uri: required") {
 		t.Errorf("validate bad: %d %s", code, errOut)
 	}
-	if code, _, errOut := runTCK("run", "--target", bad); code != exitUsage || !strings.Contains(errOut, "services.configServer.url") {
+	if code, _, errOut := runTCK("run", "--target", bad, "--reports", dir); code != exitUsage || !strings.Contains(errOut, "services.configServer.url") {
 		t.Errorf("run with a bad target: %d %s", code, errOut)
+	}
+	if code, _, errOut := runTCK("run", "--target", filepath.Join(dir, "none.yaml"), "--reports", dir); code != exitUsage || !strings.Contains(errOut, "check the file --target names") {
+		t.Errorf("run with no such target file: %d %s", code, errOut)
 	}
 	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte("services:\n  configServer: {url: 'http://localhost:8888', repository: {uri: /srv/r.git}}\n"), 0o644)
@@ -111,6 +117,9 @@ func TestInterruptStopsTheReference(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+	if page, _ := os.ReadFile(filepath.Join(dir, "reports", "index.html")); !strings.Contains(string(page), "tck: interrupted") {
+		t.Errorf("index.html does not say the run was interrupted:\n%s", page)
 	}
 }
 
@@ -198,13 +207,19 @@ func TestRunAgainstATargetFile(t *testing.T) {
 // Conventional commands: every --help prints to stdout and exits 0, in one flag style; --version names the
 // build; a --tags that selects nothing is a usage error before anything is built or started.
 func TestHelpVersionAndTagsAreConventional(t *testing.T) {
-	for _, cmd := range [][]string{{"run"}, {"coverage"}, {"validate"}, {"matrix"}, {"report"}, {"docs"}, {"capabilities"}} {
-		code, out, errOut := runTCK(append(cmd, "--help")...)
-		if code != exitOK || out == "" || errOut != "" {
-			t.Errorf("tck %s --help: exit %d, stdout %d bytes, stderr %q; want 0, the help on stdout", cmd[0], code, len(out), errOut)
+	for _, cmd := range []string{"run", "coverage", "validate", "matrix", "report", "docs", "capabilities", "version", "--version"} {
+		want := "Usage: tck " + cmd
+		if cmd == "version" {
+			want = "Usage: tck --version"
 		}
-		if regexp.MustCompile(`\n  -[a-z]`).MatchString(out) {
-			t.Errorf("tck %s --help shows a flag as -name, want --name:\n%s", cmd[0], out)
+		for _, help := range []string{"--help", "-h"} {
+			code, out, errOut := runTCK(cmd, help)
+			if code != exitOK || !strings.HasPrefix(out, want) || errOut != "" {
+				t.Errorf("tck %s %s: exit %d, stdout %q, stderr %q; want 0, %q on stdout", cmd, help, code, out, errOut, want)
+			}
+			if regexp.MustCompile(`\n  -[a-z]`).MatchString(out) {
+				t.Errorf("tck %s %s shows a flag as -name, want --name:\n%s", cmd, help, out)
+			}
 		}
 	}
 	if code, out, _ := runTCK("--version"); code != exitOK || !strings.HasPrefix(out, "tck ") {
@@ -212,12 +227,12 @@ func TestHelpVersionAndTagsAreConventional(t *testing.T) {
 	}
 	start := time.Now()
 	for _, tags := range []string{"@spec-44", "@spec-4.4 and @spec-2.5", "@spec-4.4,,@x"} {
-		if code, _, errOut := runTCK("run", "--tags", tags); code != exitUsage || !strings.Contains(errOut, "--tags") {
+		if code, _, errOut := runTCK("run", "--tags", tags, "--reports", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "--tags") {
 			t.Errorf("--tags %q: exit %d %q, want a usage error", tags, code, errOut)
 		}
 	}
 	for _, n := range []string{"0", "-2"} {
-		if code, _, errOut := runTCK("run", "--concurrency", n); code != exitUsage || !strings.Contains(errOut, "--concurrency") {
+		if code, _, errOut := runTCK("run", "--concurrency", n, "--reports", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "--concurrency") {
 			t.Errorf("--concurrency %s: exit %d %q, want a usage error", n, code, errOut)
 		}
 	}
@@ -251,5 +266,61 @@ func TestARefusedProvisioningSecretIsOneRunError(t *testing.T) {
 	code, out, errOut := runTCK("run", "--target", file, "--reports", t.TempDir())
 	if code != exitRunError || !strings.Contains(errOut, "services.authServer.provisioning: the admin client") {
 		t.Errorf("exit %d, want %d and the provisioning field named\n%s\n%s", code, exitRunError, out, errOut)
+	}
+}
+
+// A run that cannot be carried out leaves no earlier verdict in its folder: the earlier run's reports and logs
+// are gone, and index.html says why this one stopped.
+func TestAnErroringRunLeavesNoOldVerdict(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := l.Addr().String()
+	l.Close()
+	file := filepath.Join(t.TempDir(), "target.yaml")
+	os.WriteFile(file, []byte("services:\n  configServer: {url: 'http://"+down+"', repository: {uri: /srv/r.git}}\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--target", file}, exitRunError, "the target cannot be tested: cannot reach the target: services.configServer.url"},
+		{[]string{"--tags", "@no-such-tag"}, exitUsage, "--tags: &#34;@no-such-tag&#34; selects no scenario"},
+	} {
+		dir := t.TempDir()
+		stale := append([]string{"logs/reference.log"}, harness.RunFiles...)
+		for _, f := range append([]string{"keep.txt"}, stale...) {
+			os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+			os.WriteFile(filepath.Join(dir, f), []byte("an earlier run's verdict: success"), 0o644)
+		}
+		code, _, errOut := runTCK(append([]string{"run", "--reports", dir}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, code, c.code, errOut)
+		}
+		for _, f := range stale[:len(stale)-1] { // index.html is the page of this run
+			if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+				t.Errorf("%v: the earlier run's %s is still there", c.args, f)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err != nil {
+			t.Errorf("%v: a file tck did not write was removed: %v", c.args, err)
+		}
+		page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+		for _, w := range []string{"could not be carried out", c.want, fmt.Sprintf("<dd>%d ", c.code)} {
+			if !strings.Contains(string(page), w) {
+				t.Errorf("%v: index.html does not say %q:\n%s", c.args, w, page)
+			}
+		}
+	}
+}
+
+// A reports folder tck cannot make is a usage error before anything is started.
+func TestAReportsFolderThatCannotBeMadeIsAUsageError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	code, _, errOut := runTCK("run", "--reports", filepath.Join(file, "reports"))
+	if code != exitUsage || !strings.Contains(errOut, "--reports") || !strings.Contains(errOut, "Give a folder tck can write") {
+		t.Errorf("exit %d %q, want a usage error about --reports", code, errOut)
 	}
 }

@@ -66,7 +66,7 @@ type running struct {
 }
 
 // Error is a container that could not be started or did not become ready: one error of the run, naming the
-// service's field, the image and the last lines of the container's log.
+// service's field, the image, what to do next and the last lines of the container's log.
 type Error struct {
 	Field, Image string
 	Err          error
@@ -75,6 +75,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s.container: image %s: %v", e.Field, e.Image, e.Err)
+	if hint := e.hint(); hint != "" {
+		msg += "\n  " + hint
+	}
 	if e.Log == "" {
 		return msg
 	}
@@ -82,6 +85,27 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// The ways a container fails that the error explains with what to do next.
+var (
+	errNoImage  = errors.New("not present locally, and pulling it failed")
+	errStopped  = errors.New("the container stopped before it was ready")
+	errNotReady = errors.New("not ready")
+)
+
+// hint says what to do about the error, naming the target's fields to change.
+func (e *Error) hint() string {
+	field := e.Field + ".container"
+	switch {
+	case errors.Is(e.Err, errNoImage):
+		return fmt.Sprintf("Build or pull the image where the Docker daemon runs (docker images lists those it has), or fix %s.image.", field)
+	case errors.Is(e.Err, errStopped):
+		return fmt.Sprintf("Its log says why; fix what it needs in %s (command, env, mounts).", field)
+	case errors.Is(e.Err, errNotReady):
+		return fmt.Sprintf("If it only starts slowly, raise %s.ready.timeout; if it was up, fix %s.ready (http, log) to what it answers or logs.", field, field)
+	}
+	return ""
+}
 
 // Start starts every service of t given as a container, waits until each is ready and gives the service its
 // address. On error, whatever was started is removed again and the Set is nil.
@@ -204,7 +228,7 @@ func ensureImage(ctx context.Context, image string) error {
 		pull.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("not present locally, and pulling it failed: %w", err)
+		return fmt.Errorf("%w: %w", errNoImage, err)
 	}
 	return nil
 }
@@ -229,7 +253,7 @@ func waitReady(ctx context.Context, c testcontainers.Container, ready target.Rea
 		case err != nil && ctx.Err() == nil:
 			return err
 		case err == nil && !st.Running:
-			return fmt.Errorf("the container stopped before it was ready (exit code %d)", st.ExitCode)
+			return fmt.Errorf("%w (exit code %d)", errStopped, st.ExitCode)
 		case err == nil && answers(ctx, base+httpPath, httpPath) && logged(ctx, c, logPattern):
 			return nil
 		}
@@ -250,7 +274,7 @@ func notReady(ctx context.Context, ready target.Readiness, httpPath string) erro
 		if ready.Log != "" {
 			what = append(what, fmt.Sprintf("a log line matching %q", ready.Log))
 		}
-		return fmt.Errorf("not ready within %s (waited for %s)", time.Duration(ready.Timeout), strings.Join(what, " and "))
+		return fmt.Errorf("%w within %s (waited for %s)", errNotReady, time.Duration(ready.Timeout), strings.Join(what, " and "))
 	}
 	return ctx.Err()
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
 	"github.com/fortune-tck/fortune-tck/target"
@@ -109,5 +110,25 @@ func TestABadContainerIsOneErrorWithItsLogAndLeavesNothingBehind(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Each way a container fails says what to do next, with the field to change; the log comes last.
+func TestAContainerErrorSaysWhatToDoNext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	<-ctx.Done()
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("%w: pull access denied", errNoImage), "or fix services.fortune.container.image"},
+		{fmt.Errorf("%w (exit code 1)", errStopped), "fix what it needs in services.fortune.container"},
+		{notReady(ctx, target.Readiness{Timeout: target.Duration(time.Second)}, "/"), "raise services.fortune.container.ready.timeout"},
+	} {
+		msg := (&Error{Field: "services.fortune", Image: "img", Err: c.err, Log: "the log"}).Error()
+		if !strings.Contains(msg, c.want) || !strings.HasSuffix(msg, "the log") {
+			t.Errorf("%v: %q, want %q before the log", c.err, msg, c.want)
+		}
 	}
 }
