@@ -56,6 +56,9 @@ type processOptions struct {
 
 // upProcesses runs the process stack until ctx ends or a service exits.
 func (c *cli) upProcesses(ctx context.Context, o processOptions) int {
+	if err := removeStale(o.targetFile); err != nil {
+		return c.fail("reference up", fmt.Errorf("--target-file: %w", err))
+	}
 	st, err := startProcessStack(ctx, o, c.stdout)
 	if err != nil {
 		if st != nil {
@@ -72,6 +75,7 @@ func (c *cli) upProcesses(ctx context.Context, o processOptions) int {
 	}
 	code := st.wait(ctx, c.stderr)
 	st.stop()
+	_ = removeStale(o.targetFile) // it describes a stack that no longer runs
 	return code
 }
 

@@ -94,3 +94,49 @@ func TestReadyFileNotWritable(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// A ready file or target file an earlier run left behind is removed before
+// anything can fail, and a service's own once it stops, so that whoever
+// waits for one never reads an old address.
+func TestAStaleReadyFileIsNeverRead(t *testing.T) {
+	stale := func() string {
+		file := filepath.Join(t.TempDir(), "ready")
+		if err := os.WriteFile(file, []byte("http://127.0.0.1:1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	gone := func(what, file string, r *running) {
+		t.Helper()
+		if _, err := os.Stat(file); !os.IsNotExist(err) {
+			t.Fatalf("%s: the file is still there (%v):\n%s", what, err, r.stderr)
+		}
+	}
+	failed := func(r *running) {
+		t.Helper()
+		code := <-r.done
+		r.done <- code
+		if code == 0 {
+			t.Fatalf("exited 0:\n%s", r.stderr)
+		}
+	}
+
+	file := stale()
+	r := start(t, nil, "serve", "configserver", "--port", "0", "--ready-file", file, "--uri", filepath.Join(t.TempDir(), "none"))
+	failed(r)
+	gone("serve that failed to start", file, r)
+
+	file = stale()
+	r = start(t, nil, "up", "--processes", "--data", "/dev/null/stack", "--target-file", file)
+	failed(r)
+	gone("up that failed to start", file, r)
+
+	file = stale()
+	r = start(t, nil, "serve", "fortune", "--port", "0", "--ready-file", file, "--auth-url", "http://127.0.0.1:1")
+	hook := r.addr(t)
+	if got := readyURL(t, r, file); got != hook {
+		t.Fatalf("ready file %q, the service listens at %s", got, hook)
+	}
+	r.stop(t)
+	gone("serve once stopped", file, r)
+}

@@ -3,9 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/fortune-tck/fortune-tck/internal/atomicfile"
@@ -45,6 +48,9 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		}
 		defer stop()
 	}
+	if err := removeStale(*f.readyFile); err != nil {
+		return c.fail(fs.Name(), fmt.Errorf("--ready-file: %w", err))
+	}
 	// Build first: a bad repository is reported before the port answers.
 	inst, err := build(ctx, buildEnv{log: log, stdout: c.stdout})
 	if err != nil {
@@ -68,6 +74,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 			r.stop()
 			return exitError
 		}
+		defer removeStale(*f.readyFile) // once stopped, the address it names is no service's
 	}
 	return r.wait(ctx)
 }
@@ -143,4 +150,17 @@ func (c *cli) serviceUsage(w io.Writer, svc *service, fs *flag.FlagSet) {
 // polling for the file sees nothing or the whole URL, never a part.
 func writeReadyFile(path, url string) error {
 	return atomicfile.Write(path, []byte(url+"\n"))
+}
+
+// removeStale removes a ready (or target) file: one an earlier run left at path, before anything that can
+// fail, and this run's once it stops. Whoever waits for the file must find the running service's address or
+// none, never an old one.
+func removeStale(path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing what an earlier run left there: %w", err)
+	}
+	return nil
 }
