@@ -239,7 +239,11 @@ func (ac *accountSteps) noUserNamed(name string) error {
 	if err != nil {
 		return err
 	}
-	if resources, _ := obj["resources"].([]any); len(resources) > 0 {
+	resources, err := ac.ids.scimResources(obj)
+	if err != nil {
+		return err
+	}
+	if len(resources) > 0 {
 		return ac.Failf("the provisioning API has a user named %s after refusing to create it: %s", name,
 			short(core.MustJSON(resources[0]), 300))
 	}

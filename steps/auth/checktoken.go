@@ -45,7 +45,13 @@ func (ct *checkTokenSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the client revokes the access token$`, ct.revokeAccessToken)
 	sc.Step(`^the authorization server reports the access token as active to "([^"]+)"$`, ct.tokenActive)
 	sc.Step(`^the authorization server reports the access token as no longer active to "([^"]+)"$`, ct.tokenInactive)
-	sc.Step(`^"([^"]+)" introspects the access token$`, ct.introspect)
+	sc.Step(`^"([^"]+)" introspects the access token$`, func(client string) error {
+		token, err := ct.flow.accessToken()
+		if err != nil {
+			return err
+		}
+		return ct.introspect(client, token)
+	})
 	sc.Step(`^the introspection answer says the token is active with the scope "([^"]+)"$`, ct.introspectionActive)
 	sc.Step(`^the access token has expired$`, ct.flow.untilExpired)
 	sc.Step(`^the token check answer has:$`, ct.tokenCheckHas)
@@ -58,7 +64,9 @@ type tokenCheck struct {
 	token  string // the form field "token", left out when empty
 	// accessToken sends the flow's access token as the token; blocked when the scenario holds none.
 	accessToken bool
-	scopes      string // the form field "scopes", left out when empty
+	// exact, when set, is the token sent, as it is (no placeholders expanded).
+	exact  string
+	scopes string // the form field "scopes", left out when empty
 }
 
 // checkToken posts a token to /check_token as a resource server does: HTTP Basic with the client's
@@ -72,6 +80,9 @@ func (ct *checkTokenSteps) checkToken(c tokenCheck) error {
 		if token, err = ct.flow.accessToken(); err != nil {
 			return err
 		}
+	}
+	if c.exact != "" {
+		token = c.exact
 	}
 	form := url.Values{}
 	if token != "" {
@@ -113,17 +124,13 @@ func (ct *checkTokenSteps) revokeAccessToken() error {
 	return nil
 }
 
-// introspect posts the access token to the introspection endpoint (RFC 7662) as the resource client.
-func (ct *checkTokenSteps) introspect(client string) error {
+// introspect posts a token to the introspection endpoint (RFC 7662) as the resource client.
+func (ct *checkTokenSteps) introspect(client, token string) error {
 	client, err := ct.Expand(client)
 	if err != nil {
 		return err
 	}
 	u, err := ct.flow.srv.endpoint("introspection", func(e endpoints) string { return e.Introspection })
-	if err != nil {
-		return err
-	}
-	token, err := ct.flow.accessToken()
 	if err != nil {
 		return err
 	}
@@ -157,13 +164,13 @@ func (ct *checkTokenSteps) introspectionActive(scopes string) error {
 	return nil
 }
 
-// askAboutToken asks the authorization server about the access token the way a resource server would:
+// askAboutToken asks the authorization server about an access token the way a resource server would:
 // check_token where the target has it, else introspection. It returns whether the token is active, after
 // checking that the answer is one of the two the standard allows (check_token: 200 with the token's fields,
 // or 400 invalid_token; introspection: 200 with a boolean active).
-func (ct *checkTokenSteps) askAboutToken(client string) (bool, error) {
+func (ct *checkTokenSteps) askAboutToken(client, token string) (bool, error) {
 	if _, missing := ct.flow.srv.missing[features.SurfaceCheckToken]; !missing {
-		if err := ct.checkToken(tokenCheck{client: client, accessToken: true}); err != nil {
+		if err := ct.checkToken(tokenCheck{client: client, exact: token}); err != nil {
 			return false, err
 		}
 		if ct.Last.Status == http.StatusOK {
@@ -178,7 +185,7 @@ func (ct *checkTokenSteps) askAboutToken(client string) (bool, error) {
 		}
 		return false, ct.AnswerIsError(http.StatusBadRequest, "invalid_token")
 	}
-	if err := ct.introspect(client); err != nil {
+	if err := ct.introspect(client, token); err != nil {
 		return false, err
 	}
 	if err := ct.AnswerIs(http.StatusOK); err != nil {
@@ -198,30 +205,39 @@ func (ct *checkTokenSteps) askAboutToken(client string) (bool, error) {
 // tokenActive is the precondition of a scenario that ends a token's life: the token is active before. It
 // remembers the token, so that "no longer active" can be judged.
 func (ct *checkTokenSteps) tokenActive(client string) error {
-	active, err := ct.askAboutToken(client)
+	token, err := ct.flow.accessToken()
+	if err != nil {
+		return err
+	}
+	active, err := ct.askAboutToken(client, token)
 	if err != nil {
 		return err
 	}
 	if !active {
 		return ct.Failf("the access token the server has just issued is reported as not active")
 	}
-	ct.activeToken, _ = ct.flow.accessToken()
+	ct.activeToken = token
 	return nil
 }
 
-// tokenInactive holds when the access token, reported active earlier in the scenario, is reported as no
-// longer active: check_token answers 400 invalid_token, or introspection active false. A token never seen
-// active proves nothing by being inactive now.
+// tokenInactive holds when the access token reported active earlier in the scenario is reported as no longer
+// active: check_token answers 400 invalid_token, or introspection active false. It asks about that token, the
+// one the scenario ends the life of, even when a later token response (a replayed code the server accepted)
+// brought another one. A token never seen active proves nothing by being inactive now.
 func (ct *checkTokenSteps) tokenInactive(client string) error {
-	if tok, _ := ct.flow.accessToken(); tok == "" || tok != ct.activeToken {
+	if ct.activeToken == "" {
 		return core.Blockedf("the access token was not reported active earlier in this scenario: that it is not active " +
 			"now would prove nothing (the scenario needs the step: the authorization server reports the access token as active)")
 	}
-	active, err := ct.askAboutToken(client)
+	active, err := ct.askAboutToken(client, ct.activeToken)
 	if err != nil {
 		return err
 	}
 	if active {
+		if tok, _ := ct.flow.accessToken(); tok != ct.activeToken {
+			return ct.Failf("the access token reported active before is still reported as active (a later token " +
+				"response of this scenario brought another one)")
+		}
 		return ct.Failf("the access token is still reported as active")
 	}
 	return nil

@@ -34,16 +34,24 @@ type fakeOP struct {
 	neverActive       bool   // introspection calls every token inactive
 	errorAfterSignIn  bool   // a 500 once signed in
 	accessTokenExpiry int
+	scopeArray        bool // the token response's scope is a JSON array, not a space-separated string
+	noIDToken         bool // the token response carries no id_token
+	// replay is what a code used a second time gets: "" invalid_grant (the tokens issued from it stay active),
+	// "accepted" new tokens, "revokes" invalid_grant and the tokens issued from it revoked.
+	replay string
 
 	t                       *testing.T
 	srv, login              *httptest.Server
 	mu                      sync.Mutex
 	requests                map[string]url.Values // authorization requests by id
 	codes                   map[string]url.Values // code -> the request it answers
+	used                    map[string]bool       // codes exchanged once
+	issuedFrom              map[string][]string   // code -> the access tokens issued from it
 	revoked                 map[string]bool
 	approved                map[string]bool
 	n                       int
 	revocations, introspect int
+	tokens                  []string // the access tokens issued, in order
 }
 
 const (
@@ -54,6 +62,7 @@ const (
 func startFakeOP(t *testing.T, op *fakeOP) *fakeOP {
 	t.Helper()
 	op.t, op.requests, op.codes, op.revoked, op.approved = t, map[string]url.Values{}, map[string]url.Values{}, map[string]bool{}, map[string]bool{}
+	op.used, op.issuedFrom = map[string]bool{}, map[string][]string{}
 	if op.refresh == "" {
 		op.refresh = "always"
 	}
@@ -72,6 +81,7 @@ func startFakeOP(t *testing.T, op *fakeOP) *fakeOP {
 	mux.HandleFunc("POST /token", op.token)
 	mux.HandleFunc("POST /introspect", op.introspection)
 	mux.HandleFunc("POST /revoke", op.revoke)
+	mux.HandleFunc("GET /userinfo", op.userinfo)
 	login.HandleFunc("GET /login", op.loginPage)
 	login.HandleFunc("POST /login", op.signIn)
 	login.HandleFunc("POST /consent", op.consentDecision)
@@ -100,7 +110,7 @@ func (op *fakeOP) discovery(w http.ResponseWriter, _ *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"issuer": op.issuer(), "authorization_endpoint": op.srv.URL + "/authorize",
 		"token_endpoint": op.srv.URL + "/token", "introspection_endpoint": op.srv.URL + "/introspect",
-		"revocation_endpoint": op.srv.URL + "/revoke", "scopes_supported": scopes,
+		"revocation_endpoint": op.srv.URL + "/revoke", "userinfo_endpoint": op.srv.URL + "/userinfo", "scopes_supported": scopes,
 		"grant_types_supported":                         grants,
 		"token_endpoint_auth_methods_supported":         methods,
 		"revocation_endpoint_auth_methods_supported":    methods,
@@ -201,11 +211,24 @@ func (op *fakeOP) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var scope []string
+	code := r.PostFormValue("code")
 	switch r.PostFormValue("grant_type") {
 	case "authorization_code":
 		op.mu.Lock()
-		q, ok := op.codes[r.PostFormValue("code")]
-		delete(op.codes, r.PostFormValue("code"))
+		q, ok := op.codes[code]
+		if ok && op.used[code] {
+			switch op.replay {
+			case "accepted":
+			case "revokes":
+				for _, t := range op.issuedFrom[code] {
+					op.revoked[t] = true
+				}
+				ok = false
+			default:
+				ok = false
+			}
+		}
+		op.used[code] = true
 		op.mu.Unlock()
 		if !ok {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
@@ -221,8 +244,21 @@ func (op *fakeOP) token(w http.ResponseWriter, r *http.Request) {
 	}
 	scope = slices.DeleteFunc(scope, func(s string) bool { return s == op.drop })
 	claims, _ := json.Marshal(map[string]any{"sub": "user-1", "iss": op.issuer(), "aud": fakeClient})
-	resp := map[string]any{"access_token": "at-" + core.RandomID(), "token_type": "Bearer", "scope": strings.Join(scope, " "),
+	access := "at-" + core.RandomID()
+	resp := map[string]any{"access_token": access, "token_type": "Bearer", "scope": strings.Join(scope, " "),
 		"expires_in": cmpInt(op.accessTokenExpiry, 300), "id_token": "e30." + base64.RawURLEncoding.EncodeToString(claims) + ".sig"}
+	if op.scopeArray {
+		resp["scope"] = scope
+	}
+	if op.noIDToken {
+		delete(resp, "id_token")
+	}
+	op.mu.Lock()
+	if code != "" {
+		op.issuedFrom[code] = append(op.issuedFrom[code], access)
+	}
+	op.tokens = append(op.tokens, access)
+	op.mu.Unlock()
 	if op.refresh == "always" || (op.refresh == "offline" && slices.Contains(scope, "offline_access")) {
 		resp["refresh_token"] = "rt-" + core.RandomID()
 	}
@@ -246,6 +282,20 @@ func (op *fakeOP) introspection(w http.ResponseWriter, r *http.Request) {
 	}
 	active := !op.neverActive && !op.revoked[r.PostFormValue("token")]
 	writeJSON(w, http.StatusOK, map[string]any{"active": active})
+}
+
+// userinfo answers the subject to a bearer token the server issued and did not revoke.
+func (op *fakeOP) userinfo(w http.ResponseWriter, r *http.Request) {
+	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	op.mu.Lock()
+	ok := slices.Contains(op.tokens, tok) && !op.revoked[tok]
+	op.mu.Unlock()
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"sub": "user-1"})
 }
 
 func (op *fakeOP) revoke(w http.ResponseWriter, r *http.Request) {

@@ -463,8 +463,13 @@ func (fl *flowSteps) refreshHint() string {
 		"name it in services.authServer.refreshScopes; and check that the web client is allowed the grant refresh_token"
 }
 
-// exchangeCode posts the code to the token endpoint, the client authenticating as the exchange says.
+// exchangeCode posts the code to the token endpoint, the client authenticating as the exchange says. A
+// scenario that holds no code is blocked: an exchange of no code is refused whatever the server thinks of
+// codes, verifiers and replays.
 func (fl *flowSteps) exchangeCode(x codeExchange) error {
+	if fl.code == "" {
+		return core.Blockedf("no code to exchange: no redirect of this scenario brought the client a code")
+	}
 	secret := cmp.Or(x.secret, fl.ids.clients[fl.client].ClientSecret)
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {fl.code},
 		"redirect_uri": {fl.redirect}, "code_verifier": {cmp.Or(x.verifier, fl.verifier)}}
@@ -523,12 +528,16 @@ func (fl *flowSteps) grantedScopes() ([]string, error) {
 	if tok == "" || !strings.EqualFold(typ, "bearer") {
 		return nil, fl.Failf("the token response has no bearer access token")
 	}
-	scope, given := obj["scope"].(string)
-	if !given && obj["scope"] == nil {
+	switch scope := obj["scope"].(type) {
+	case nil:
 		// RFC 6749 5.1: scope is left out when it is the scope requested.
 		return core.Words(fl.asked), nil
+	case string:
+		return core.Words(scope), nil
+	default:
+		// Read as no scope, it would let "does not carry the scope" pass on any token.
+		return nil, fl.Failf("the token response's scope is %s, want a space-separated string (RFC 6749 5.1, 3.3)", core.MustJSON(scope))
 	}
-	return core.Words(scope), nil
 }
 
 func (fl *flowSteps) tokenCarries(scopes string) error {
@@ -614,7 +623,11 @@ func (fl *flowSteps) userInfo() error {
 	if err != nil {
 		return err
 	}
-	return fl.API(core.Request{Method: http.MethodGet, URL: u, Bearer: fl.access})
+	token, err := fl.accessToken() // blocked, not a request without a token, when none is held
+	if err != nil {
+		return err
+	}
+	return fl.API(core.Request{Method: http.MethodGet, URL: u, Bearer: token})
 }
 
 // accessToken is the access token the scenario's user holds: the last successful token response's. A scenario

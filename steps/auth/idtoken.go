@@ -158,7 +158,8 @@ func (fl *flowSteps) subIsIDTokenSubject() error {
 	}
 	want := fl.Vars["id_token_sub"]
 	if want == "" {
-		return fmt.Errorf("no ID token was received in this scenario")
+		// What the answer is compared with never came: the scenario cannot judge user information.
+		return core.Blockedf("{id_token_sub} is not there: no token response of this scenario carried an ID token with a subject")
 	}
 	if obj["sub"] != want {
 		return fl.Failf("sub is %s, want the ID token's subject %q", core.MustJSON(obj["sub"]), want)

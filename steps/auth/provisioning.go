@@ -201,7 +201,10 @@ func (ids *identitySteps) groupID(name string, create bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resources, _ := obj["resources"].([]any)
+	resources, err := ids.scimResources(obj)
+	if err != nil {
+		return "", err
+	}
 	if len(resources) == 0 && create {
 		if err := ids.createSharedGroup(name, "Read fortunes"); err != nil {
 			return "", err
@@ -217,6 +220,21 @@ func (ids *identitySteps) groupID(name string, create bool) (string, error) {
 		return "", ids.Failf("the group found is %v, want %s with an id", g, name)
 	}
 	return id, nil
+}
+
+// scimResources is the list of a SCIM list answer: "resources" as UAA writes it, or "Resources" as SCIM 2.0 does
+// (RFC 7644 3.4.2). An answer without such a list is an error, never an empty list.
+func (ids *identitySteps) scimResources(obj map[string]any) ([]any, error) {
+	for _, key := range []string{"resources", "Resources"} {
+		if v, ok := obj[key]; ok {
+			list, ok := v.([]any)
+			if !ok && v != nil {
+				return nil, ids.Failf("%s is %s, want a list", key, short(core.MustJSON(v), 100))
+			}
+			return list, nil
+		}
+	}
+	return nil, ids.Failf("the list answer has no resources (nor Resources) list")
 }
 
 func (pv *provisioningSteps) addMember(user, group string) error {

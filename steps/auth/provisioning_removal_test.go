@@ -31,6 +31,8 @@ type fakeUAA struct {
 	keep bool
 	// race is a group another caller creates just before the steps do: their POST gets a 409.
 	race string
+	// scim2 lists what a filter finds as SCIM 2.0 writes it (RFC 7644 3.4.2: "Resources"), not as UAA does.
+	scim2 bool
 }
 
 type fakeGroup struct {
@@ -208,7 +210,11 @@ func (u *fakeUAA) list(w http.ResponseWriter, r *http.Request) {
 			resources = append(resources, map[string]any{"id": id, "displayName": g.name, "members": members})
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"resources": resources, "totalResults": len(resources)})
+	key := "resources"
+	if u.scim2 {
+		key = "Resources"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: resources, "totalResults": len(resources)})
 }
 
 // remove deletes a user (with its memberships), a group or a client.

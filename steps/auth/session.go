@@ -3,6 +3,7 @@ package auth
 import (
 	"fmt"
 	"net/url"
+	"slices"
 
 	"golang.org/x/net/html"
 
@@ -26,6 +27,23 @@ type Identity struct {
 
 // AccessToken is the access token the scenario's user holds; a scenario that holds none is blocked.
 func (s *Session) AccessToken() (string, error) { return s.flow.accessToken() }
+
+// Carries tells whether the access token the scenario's user holds was granted the scope: the scope of the
+// token response that brought it, or the scope asked for where the response leaves it out (RFC 6749 5.1).
+// False when no token is held, or the response's scope is no string.
+func (s *Session) Carries(scope string) bool {
+	fl := s.flow
+	if fl.access == "" {
+		return false
+	}
+	switch v := fl.tokens["scope"].(type) {
+	case nil:
+		return slices.Contains(core.Words(fl.asked), scope)
+	case string:
+		return slices.Contains(core.Words(v), scope)
+	}
+	return false
+}
 
 // Identity is the scenario's user, its web client and the server that issues its tokens.
 func (s *Session) Identity() Identity {

@@ -74,8 +74,10 @@ func startChrome() (*chrome, error) {
 			break
 		}
 	}
+	// Chromium is the harness's browser, not the target's: without it, or when it does not start, the scenario
+	// is blocked, not failed.
 	if path == "" {
-		return nil, errors.New("Chromium is not installed: run `make deps` as root (apt-get install chromium), " +
+		return nil, core.Blockedf("Chromium is not installed: run `make deps` as root (apt-get install chromium), " +
 			"or leave the real-browser scenario out with --tags '~@browser'")
 	}
 	dir, err := os.MkdirTemp("", "fortune-tck-chromium-")
@@ -93,7 +95,7 @@ func startChrome() (*chrome, error) {
 		cancelTab()
 		cancelAlloc()
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting Chromium (%s): %w", path, err)
+		return nil, core.Blockedf("starting Chromium (%s): %v", path, err)
 	}
 	ctx, cancelTimeout := context.WithTimeout(tab, time.Minute)
 	return &chrome{ctx: ctx, close: func() {

@@ -23,10 +23,26 @@ import (
 )
 
 // fortuneSteps call the fortune service with the tokens the scenario's user holds, which the auth area's
-// Session gives them; they keep no state of their own.
+// Session gives them; they remember the last call they made, to judge a refusal.
 type fortuneSteps struct {
 	*core.Scenario
-	user *auth.Session
+	user holder
+	last *fortuneCall
+}
+
+// holder is what the fortune steps know of the scenario's user: the auth area's Session.
+type holder interface {
+	// AccessToken is the access token the user holds; blocked when none.
+	AccessToken() (string, error)
+	// Carries tells whether that token was granted the scope.
+	Carries(scope string) bool
+	Identity() auth.Identity
+}
+
+// fortuneCall is a call to the fortune service: the path, and whether it presented the token the user holds.
+type fortuneCall struct {
+	path string
+	held bool
 }
 
 func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
@@ -35,24 +51,24 @@ func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		return fs.callFortune(path, token)
+		return fs.callFortune(path, token, true)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with no token$`, func(path string) error {
-		return fs.callFortune(path, "")
+		return fs.callFortune(path, "", false)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with the token "([^"]+)"$`, func(path, token string) error {
 		token, err := fs.Expand(token)
 		if err != nil {
 			return err
 		}
-		return fs.callFortune(path, token)
+		return fs.callFortune(path, token, false)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with a token signed by a key of its own$`, func(path string) error {
 		token, err := fs.forgedToken()
 		if err != nil {
 			return err
 		}
-		return fs.callFortune(path, token)
+		return fs.callFortune(path, token, false)
 	})
 	sc.Step(`^the fortune service is called at "([^"]+)" with the access token with its last character changed$`, func(path string) error {
 		t, err := fs.user.AccessToken()
@@ -63,7 +79,7 @@ func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 		if strings.HasSuffix(t, "A") {
 			last = "B"
 		}
-		return fs.callFortune(path, t[:len(t)-1]+last)
+		return fs.callFortune(path, t[:len(t)-1]+last, false)
 	})
 	sc.Step(`^the answer is a fortune$`, fs.answerIsFortune)
 	sc.Step(`^the request is refused$`, fs.requestRefused)
@@ -79,11 +95,14 @@ func Bind(c *core.Scenario, sc *godog.ScenarioContext, user *auth.Session, artif
 	(&chromiumSteps{Scenario: c, artifacts: artifacts}).register(sc)
 }
 
-func (fs *fortuneSteps) callFortune(path, token string) error {
+// callFortune calls the fortune service at a path with a token (none when empty); held says whether the token
+// is the one the user holds.
+func (fs *fortuneSteps) callFortune(path, token string, held bool) error {
 	f := fs.Services().Fortune
 	if f == nil {
 		return fmt.Errorf("the target declares no fortune service")
 	}
+	fs.last = &fortuneCall{path: path, held: held}
 	return fs.Send(core.Request{Method: http.MethodGet, URL: f.URL + path, Bearer: token})
 }
 
@@ -105,6 +124,8 @@ func (fs *fortuneSteps) answerIsFortune() error {
 }
 
 // requestRefused accepts any refusal: the spec leaves status and body open, but a refusal is a 4xx answer.
+// A refusal of a call that did not present the user's token counts only where the fortune service answers the
+// user's token with fortunes.read at the same path (refusalIsTheTokens).
 func (fs *fortuneSteps) requestRefused() error {
 	a, err := fs.Answer()
 	if err != nil {
@@ -113,6 +134,33 @@ func (fs *fortuneSteps) requestRefused() error {
 	if a.Status < 400 || a.Status > 499 {
 		return fs.Failf("status %d, want the request refused (4xx)", a.Status)
 	}
+	return fs.refusalIsTheTokens()
+}
+
+// refusalIsTheTokens calls the fortune service again at the path of the refused call, with the token the user
+// holds, when that token carries fortunes.read and is not the one refused: a service that refuses it too (it
+// cannot reach the authorization server, it has its own credentials wrong, it serves nothing at the path)
+// refuses every call, and its refusal of no token, or of a malformed, forged or tampered one, shows nothing
+// about those tokens. The scenario is then blocked; the refusal stays the scenario's last answer otherwise. A
+// refused call with the user's own token (revoked, expired, without fortunes.read) is judged by its scenario.
+func (fs *fortuneSteps) refusalIsTheTokens() error {
+	call := fs.last
+	if call == nil || call.held || fs.user == nil || !fs.user.Carries("fortunes.read") {
+		return nil
+	}
+	token, err := fs.user.AccessToken()
+	if err != nil {
+		return nil
+	}
+	refused := fs.Last
+	if err := fs.callFortune(call.path, token, true); err != nil {
+		return err
+	}
+	if fs.Last.Status != http.StatusOK {
+		return core.Blockedf("the fortune service refuses the user's own token with fortunes.read at %s too (status %d): "+
+			"that it refused the request before shows nothing about the token it carried", call.path, fs.Last.Status)
+	}
+	fs.Last, fs.last = refused, call
 	return nil
 }
 

@@ -212,7 +212,8 @@ func (gs *greetingSteps) greetingShowsFortune() error {
 }
 
 // greetingSaysWhatWentWrong looks at the page the flow ended on: no fortune, and words that say access was
-// denied.
+// denied, in the text a person reads (an HTML page's visible text: a link or a script that carries the error
+// code access_denied says nothing to the user).
 func (gs *greetingSteps) greetingSaysWhatWentWrong() error {
 	a, err := gs.Answer()
 	if err != nil {
@@ -221,7 +222,7 @@ func (gs *greetingSteps) greetingSaysWhatWentWrong() error {
 	if a.Status >= 500 {
 		return gs.Failf("the page answers %d: a denied consent is the user's choice, not a server error", a.Status)
 	}
-	text := strings.ToLower(string(a.Body))
+	text := strings.ToLower(core.Excerpt(a.Header.Get("Content-Type"), a.Body, core.MaxBody))
 	if !strings.Contains(text, "denied") {
 		return gs.Failf("the page does not say that access was denied")
 	}
