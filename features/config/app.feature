@@ -213,6 +213,7 @@ Feature: Configuration client application
       """
     And an instance of "{app}-alpha" is started
     And an instance of "{app}-beta" is started
+    And an instance of "{app}-beta" is started
     When the repository holds on "master" the file "{app}-alpha.yml":
       """
       greeting:
@@ -227,6 +228,7 @@ Feature: Configuration client application
     Then the answer is 204
     And within 15 seconds the greeting page of instance 1 has the attribute "fortune"
     And for 1 second the greeting page of instance 2 has no attribute "fortune"
+    And for 1 second the greeting page of instance 3 has no attribute "fortune"
 
   @spec-3.3.3 @spec-4.5-get-env
   Scenario: The profile set at start is listed by /env and selects the profile file
