@@ -9,7 +9,9 @@ Feature: Fortune service
 
   The refusals' status and body are "not shown" in the spec; RFC 6750 gives them (401 with a Bearer challenge
   and error="invalid_token", 403 with error="insufficient_scope"), checked by scenarios that need the
-  capability fortune.rfc6750-errors.
+  capability fortune.rfc6750-errors. A refusal of a call without the user's own token (none, a malformed,
+  forged or tampered one) counts only when the service answers that user's token at the same path with a
+  fortune: the harness asks it, and a service that refuses every call blocks those scenarios.
 
   Identities: {user} (password {password}) holds fortunes.read; {client} is a web client; {short_client} a
   web client whose access tokens live seconds. {access_token} is the access token the user holds.
