@@ -26,7 +26,9 @@ Feature: Authorization code flow, sign-in and consent
   A server may protect its users' accounts as UAA's lockoutPolicy does: after {lockout_failures} failed sign-ins
   in a row (the target's lockoutAfterFailures, UAA's 5 by default) the right password is refused too, for a
   while (UAA: 5 minutes), and the sign-in page says the same whichever password was typed; a name that is no
-  user is answered as a user is, attempt by attempt, so that the answers do not tell who has an account.
+  user is answered as a user is, attempt by attempt, so that the answers do not tell who has an account. The
+  page that refused the locked user's right password must still let another user in: a page that takes no right
+  password after failed ones would refuse it for a reason of its own (such a scenario is blocked).
 
   Steps that obtain what a scenario needs (a code, a token, a used refresh token) are preconditions: when one
   fails, the scenario is blocked, not failed, and a step that uses what they produced checks it is there.
@@ -68,6 +70,7 @@ Feature: Authorization code flow, sign-in and consent
 
   @spec-3.1-unauthenticated @spec-2.1-user-password @capability-auth.account-lockout @capability-auth.provisioning
   Scenario: After as many failed sign-ins in a row as lock an account, the right password is refused too, and the page does not tell
+    Given a user "{outsider}" who does not hold fortunes.read
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" fails to sign in {lockout_failures} times with a wrong password
     And "{user}" signs in with the password "{password}"
@@ -76,6 +79,7 @@ Feature: Authorization code flow, sign-in and consent
     When "{user}" signs in with the password "not-{password}"
     Then the authorization server shows a sign-in page
     And the last two sign-in pages say the same
+    And on that page "{outsider}" still signs in with the password "{outsider_password}"
 
   @capability-auth.lockout-hides-users @capability-auth.provisioning
   Scenario: An unknown user name is answered as a user's wrong password is, attempt by attempt, lockout included

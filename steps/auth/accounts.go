@@ -42,6 +42,7 @@ func (ac *accountSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" fails to sign in (\S+) times with a wrong password$`, ac.failTimes)
 	sc.Step(`^"([^"]+)" and "([^"]+)" each fail to sign in (\S+) times and once more with a wrong password$`, ac.bothFail)
 	sc.Step(`^the last two sign-in pages say the same$`, ac.lastTwoAlike)
+	sc.Step(`^on that page "([^"]+)" still signs in with the password "([^"]+)"$`, ac.stillSignsIn)
 	sc.Step(`^every attempt of "([^"]+)" was answered as the same attempt of "([^"]+)"$`, ac.answeredAlike)
 	sc.Step(`^the administrator creates the user "([^"]+)" with (an empty password|a password of (\d+) characters)$`, ac.createWithPassword)
 	sc.Step(`^the provisioning API has no user named "([^"]+)"$`, ac.noUserNamed)
@@ -132,6 +133,29 @@ func (ac *accountSteps) bothFail(a, b, times string) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// stillSignsIn signs another user in on the page the refused sign-ins brought back, which must let them in: a
+// page that takes no right password after failed ones (a form good once, a browser session refused after a
+// failure) refuses the locked user's right password for a reason of its own, so that refusal shows no lockout,
+// and the scenario is blocked.
+func (ac *accountSteps) stillSignsIn(user, password string) error {
+	user, password, err := ac.Expand2(user, password)
+	if err != nil {
+		return err
+	}
+	if len(ac.flow.signIns) == 0 {
+		return core.Blockedf("no sign-in was made before: there is no page that refused one")
+	}
+	if err := ac.signIn(user, password); err != nil {
+		return err
+	}
+	if a := ac.flow.signIns[len(ac.flow.signIns)-1]; a.form {
+		return core.Blockedf("the sign-in page that refused the locked user's right password refused %s's right "+
+			"password too (status %d, the sign-in form again): it lets no one in after failed sign-ins, so its "+
+			"refusals show no lockout", user, a.status)
 	}
 	return nil
 }
