@@ -95,6 +95,7 @@ func benchFirstRequest(b *testing.B, files int) {
 	for b.Loop() {
 		b.StopTimer()
 		k++
+		s.mirror.background.Wait() // what the last commit's request left to do aside (indexing its tree, packing)
 		head = commitOneFile(b, objects, head, "app00001.yml", fmt.Sprintf("greeting:\n  message: round %d\n", k))
 		setBranch(b, o, "master", head)
 		b.StartTimer()

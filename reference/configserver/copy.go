@@ -2,6 +2,7 @@ package configserver
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -23,6 +24,9 @@ type copier struct {
 	trees *treeCache
 	seen  map[plumbing.Hash]bool // in the mirror or in the copy, with all it reaches
 	out   *objectSink
+	// indexLater, when set, indexes aside a tree read from its loose file,
+	// so that its next version is inflated from it.
+	indexLater func(t *gitTree, loose []byte)
 }
 
 // newCommit is a commit the mirror lacks.
@@ -251,6 +255,10 @@ func (c *copier) emit(h plumbing.Hash, o *gitObject, t *gitTree, delta plumbing.
 	return c.out.add(pendingObject{hash: h, obj: o, tree: t, delta: delta})
 }
 
+// inflatedFromParent counts the trees read by inflating only what differs
+// from their parent's (inflate.go), for tests.
+var inflatedFromParent atomic.Int64
+
 // newTree reads a tree to copy, and the object read (none when the cache
 // has it); like is the version it likely derives from, whose entries it
 // reuses where the bytes are the same.
@@ -258,9 +266,17 @@ func (c *copier) newTree(h plumbing.Hash, like *gitTree) (*gitTree, *gitObject, 
 	if t := c.trees.get(h); t != nil {
 		return t, nil, nil
 	}
-	o, err := c.src.read(h)
-	if err != nil {
-		return nil, nil, err
+	var o *gitObject
+	if like != nil {
+		if o = c.src.readLike(h, like.index.Load()); o != nil {
+			inflatedFromParent.Add(1)
+		}
+	}
+	if o == nil {
+		var err error
+		if o, err = c.src.read(h); err != nil {
+			return nil, nil, err
+		}
 	}
 	if o.typ != plumbing.TreeObject {
 		return nil, nil, fmt.Errorf("object %s: a %s where a tree was expected", h, o.typ)
@@ -268,6 +284,9 @@ func (c *copier) newTree(h plumbing.Hash, like *gitTree) (*gitTree, *gitObject, 
 	t, err := parseTreeLike(h, o.data, like)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	if o.loose != nil && c.indexLater != nil {
+		c.indexLater(t, o.loose)
 	}
 	c.trees.add(t)
 	return t, o, nil

@@ -44,6 +44,7 @@ func TestCopyFollowsEveryKindOfChange(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		assertCopyMatches(t, step, s, o)
+		s.mirror.background.Wait() // the trees indexed, so that the next commit's are inflated from them
 	}
 	check("start")
 

@@ -83,6 +83,26 @@ func (s *objectStore) read(h plumbing.Hash) (*gitObject, error) {
 	return &gitObject{typ: obj.Type(), data: data}, nil
 }
 
+// readLike reads the tree h from its loose file, inflated from base, the
+// index of the version it likely derives from (inflateLike); nil when
+// there is no base or no loose file, or inflateLike does not take the file
+// (the caller then reads the object as any other).
+func (s *objectStore) readLike(h plumbing.Hash, base *deflateIndex) *gitObject {
+	if base == nil || s.objects == "" {
+		return nil
+	}
+	path := loosePath(s.objects, h)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	text, _, err := inflateLike(b, base, h)
+	if err != nil || !bytes.HasPrefix(text, []byte("tree ")) {
+		return nil
+	}
+	return &gitObject{typ: plumbing.TreeObject, data: text[bytes.IndexByte(text, 0)+1:], loose: b, from: path}
+}
+
 // looseFile is the loose object file of h, its bytes and path, if there
 // is one.
 func (s *objectStore) looseFile(h plumbing.Hash) ([]byte, string) {

@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"errors"
 	"slices"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -22,6 +23,10 @@ type gitTree struct {
 	// always writes them; otherwise diffs treat every entry as changed and
 	// lookups scan.
 	sorted bool
+	// index is the tree's loose object file with where its deflate blocks
+	// start, once indexed aside, from which its next version is inflated
+	// (inflate.go).
+	index atomic.Pointer[deflateIndex]
 }
 
 // treeEnt locates one entry, "<mode> <name>\0<20-byte id>", in data.

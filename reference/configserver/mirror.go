@@ -52,7 +52,8 @@ type mirror struct {
 	// once there are many (store.go), aside while packing is set.
 	looseN, looseBytes int64
 	packing            bool
-	background         sync.WaitGroup // packing aside
+	background         sync.WaitGroup // packing and indexing aside
+	indexing           atomic.Bool    // a tree is being indexed aside
 
 	// source is the repository itself when it is on this machine: read
 	// directly, never fetched. Nil for a remote.

@@ -1,6 +1,7 @@
 package configserver
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,7 +50,38 @@ func (m *mirror) objects() *objectStore {
 func (m *mirror) hasObject(h plumbing.Hash) bool { return m.repo.Storer.HasEncodedObject(h) == nil }
 
 func (m *mirror) newCopier(src *objectStore, has func(plumbing.Hash) bool, sink *objectSink) *copier {
-	return newCopier(src, has, sink, m.trees)
+	c := newCopier(src, has, sink, m.trees)
+	c.indexLater = m.indexLater
+	return c
+}
+
+// indexDelay is how long indexing waits: on two CPUs, indexing at once
+// made the first request after a one-file commit at 10,000 files 2.6 ms
+// instead of 1.8.
+const indexDelay = 20 * time.Millisecond
+
+// indexLater indexes aside a tree read from its loose file, one at a time
+// (a tree read meanwhile is not indexed, and its next version is inflated
+// whole): 2 ms of CPU for a tree of 10,000 entries, which its next version
+// then inflates in a quarter of the 1.3 ms a whole inflate takes. It waits
+// indexDelay first, so as not to take a CPU from the request that read the
+// tree, which is still being answered.
+func (m *mirror) indexLater(t *gitTree, loose []byte) {
+	if !m.indexing.CompareAndSwap(false, true) {
+		return
+	}
+	m.background.Go(func() {
+		defer m.indexing.Store(false)
+		time.Sleep(indexDelay)
+		idx, err := indexLoose(loose)
+		if err != nil {
+			m.log.Debug("a loose tree is not indexed: its next version is inflated whole", "tree", t.hash, "err", err)
+			return
+		}
+		if nul := bytes.IndexByte(idx.text, 0); nul >= 0 && bytes.Equal(idx.text[nul+1:], t.data) {
+			t.index.Store(idx)
+		}
+	})
 }
 
 // newCopier copies into sink, which reads the bases of its deltas from
