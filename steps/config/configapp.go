@@ -343,9 +343,11 @@ func (ap *configAppSteps) greetingAttribute(i int, name string) (string, bool, e
 	return ap.PageAttribute(name)
 }
 
-// debugLine is a log line at level DEBUG, as Logback, log/slog's text and JSON handlers and most others
-// write the level: a word of its own.
-var debugLine = regexp.MustCompile(`(?m)^.*\bDEBUG\b.*$`)
+// debugLine is a log line at level DEBUG: the level where loggers write it, one of a line's first words
+// (Logback's "2026-11-25 10:00:00.000 DEBUG 4242 --- [main] ...", log4j's "10:00:00 [main] DEBUG ..."), a
+// level field (log/slog's text "level=DEBUG", JSON "level":"DEBUG"). A line at another level that mentions
+// DEBUG in its message ("set logging.level.root to DEBUG") is not one.
+var debugLine = regexp.MustCompile(`(?m)^(?:(?:\S+\s+){0,4}\[?DEBUG\]?(?:\s|:|$)|.*\blevel=DEBUG\b|.*"level"\s*:\s*"DEBUG").*$`)
 
 // debugExpectation is whether a step expects a DEBUG line in what the instance logged while answering.
 type debugExpectation int
