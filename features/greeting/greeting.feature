@@ -51,6 +51,7 @@ Feature: Greeting client
     And "{outsider}" signs in with the password "{outsider_password}" and approves if asked
     Then the browser is back at the greeting client
     And the greeting page shows no fortune
+    And in a browser of its own, the greeting client shows "{user}" (password "{password}") a fortune
 
   @spec-4.3-get-root @fresh-consent
   Scenario: A code that comes back with another state is refused

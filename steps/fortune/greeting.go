@@ -36,6 +36,36 @@ func (gs *greetingSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the fortune service refuses the token "([^"]+)" gets from "([^"]+)" for "([^"]+)"$`, gs.fortuneRefusesTokenOf)
 	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" and approves if asked$`, gs.signInAndApprove)
 	sc.Step(`^the greeting page shows no fortune$`, gs.greetingShowsNoFortune)
+	sc.Step(`^in a browser of its own, the greeting client shows "([^"]+)" \(password "([^"]+)"\) a fortune$`, gs.stillShowsFortunes)
+}
+
+// stillShowsFortunes is the control of a scenario in which the greeting client shows no fortune: in a new
+// browser, a user whose token the fortune service takes signs in through it and must see a fortune. A client
+// that shows none to anyone (its code exchange fails, it cannot reach the fortune service) shows none for a
+// reason of its own, so the scenario is blocked rather than passed.
+func (gs *greetingSteps) stillShowsFortunes(user, password string) error {
+	user, password, err := gs.Expand2(user, password)
+	if err != nil {
+		return err
+	}
+	if err := gs.openGreeting(); err != nil {
+		return err
+	}
+	if err := gs.user.SignInAndApproveIfAsked(user, password); err != nil {
+		return err
+	}
+	base, err := greetingBase(gs.Scenario)
+	if err != nil {
+		return err
+	}
+	if err := gs.user.Browse(base+"/", "application/json"); err != nil {
+		return err
+	}
+	if v, ok, _ := gs.PageAttribute("fortune"); gs.Last.Status != http.StatusOK || !ok || strings.TrimSpace(v) == "" {
+		return core.Blockedf("the greeting client shows no fortune to %s either, whose token the fortune service "+
+			"takes (status %d): that it showed none before says nothing about a refused call", user, gs.Last.Status)
+	}
+	return nil
 }
 
 // fortuneRefusesTokenOf is the precondition of a scenario about a refused fortune call: a token the user gets
