@@ -108,26 +108,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runCapabilities lists the capabilities a target file may declare.
 func runCapabilities(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("tck capabilities", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = usageOf(fl, "tck capabilities", "Lists the optional capabilities a target file may declare (its capabilities field), with what each\n"+
-		"means; a scenario that needs one carries the tag @capability-<name>.")
-	if code, done := parse(fl, args, stdout); done {
-		return code
-	}
-	if fl.NArg() > 0 {
-		fl.Usage()
-		return exitUsage
-	}
-	printCapabilities(stdout)
-	return exitOK
+	return withoutArgs("tck capabilities", "Lists the optional capabilities a target file may declare (its capabilities field), with what each\n"+
+		"means; a scenario that needs one carries the tag @capability-<name>.", args, stdout, stderr, func() { printCapabilities(stdout) })
 }
 
 // runVersion prints the build's version.
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("tck --version", flag.ContinueOnError)
+	return withoutArgs("tck --version", "Prints the version of tck: its module version and the commit it was built from (-dirty: with\nuncommitted changes).",
+		args, stdout, stderr, func() { fmt.Fprintln(stdout, version.String("tck")) })
+}
+
+// withoutArgs runs a command that takes neither flags nor arguments: --help and -h print its usage, anything
+// else is bad usage.
+func withoutArgs(name, summary string, args []string, stdout, stderr io.Writer, do func()) int {
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.Usage = usageOf(fl, "tck --version", "Prints the version of tck: its module version and the commit it was built from (-dirty: with\nuncommitted changes).")
+	fl.Usage = usageOf(fl, name, summary)
 	if code, done := parse(fl, args, stdout); done {
 		return code
 	}
@@ -135,7 +131,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return exitUsage
 	}
-	fmt.Fprintln(stdout, version.String("tck"))
+	do()
 	return exitOK
 }
 
