@@ -71,8 +71,8 @@ func indexLoose(comp []byte) (*deflateIndex, error) {
 // and says how many blocks it decoded. An object of another size is
 // errInflate: read it whole.
 func inflateLike(comp []byte, base *deflateIndex, want plumbing.Hash) (text []byte, decoded int, err error) {
-	if err := zlibHeader(comp); err != nil {
-		return nil, 0, err
+	if err := zlibHeader(comp); err != nil || len(base.blocks) == 0 {
+		return nil, 0, errInflate
 	}
 	// The last block that starts within the common bytes: the blocks before
 	// it end before it, so the new file holds them too, and their text.

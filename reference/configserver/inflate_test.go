@@ -257,3 +257,24 @@ func TestATreeIsInflatedFromItsParent(t *testing.T) {
 		t.Errorf("%d of the 4 trees after the first inflated from their parent's", n)
 	}
 }
+
+// FuzzIndexLoose feeds indexLoose any bytes: it must not panic, and what it
+// takes must read as the standard library's inflate reads it.
+func FuzzIndexLoose(f *testing.F) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	text, _ := flatTree(rng, 20)
+	for _, c := range compressors {
+		f.Add(c.do(text))
+	}
+	f.Add([]byte{0x78, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})
+	f.Fuzz(func(t *testing.T, comp []byte) {
+		idx, err := indexLoose(comp)
+		if err != nil {
+			return
+		}
+		want, werr := stdInflate(comp)
+		if werr != nil || !bytes.Equal(idx.text, want) {
+			t.Fatalf("indexLoose read %q, the standard library %q (%v)", idx.text, want, werr)
+		}
+	})
+}
