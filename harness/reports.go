@@ -9,12 +9,13 @@ import (
 	"strings"
 )
 
-// RunFiles are the files a run writes at the top of its reports folder; its service logs go to logs/*.log.
+// RunFiles are the files a run writes at the top of its reports folder; its service logs go to logs/*.log, and
+// the screenshots scenarios take (reports/greeting-fortune.png) to *.png beside them.
 var RunFiles = []string{"conformance-report.yaml", "junit.xml", "cucumber.json", "index.html"}
 
-// ClearReports removes what an earlier run wrote into dir (RunFiles and logs/*.log), so that a run that stops
-// before writing its own reports leaves no old verdict that looks like its own. Anything else in dir stays; a
-// dir that does not exist yet is nothing to clear.
+// ClearReports removes what an earlier run wrote into dir (RunFiles, *.png and logs/*.log), so that a run that
+// stops before writing its own reports leaves no old verdict or evidence that looks like its own. Anything else
+// in dir stays; a dir that does not exist yet is nothing to clear.
 func ClearReports(dir string) error {
 	paths := make([]string, 0, len(RunFiles))
 	for _, f := range RunFiles {
@@ -30,6 +31,11 @@ func ClearReports(dir string) error {
 			paths = append(paths, filepath.Join(logs, e.Name()))
 		}
 	}
+	shots, err := filepath.Glob(filepath.Join(dir, "*.png"))
+	if err != nil {
+		return err
+	}
+	paths = append(paths, shots...)
 	for _, p := range paths {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing an earlier run's %s: %w", p, err)

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// ClearReports removes an earlier run's reports, page and logs, and nothing else of the folder.
+// ClearReports removes an earlier run's reports, page, screenshots and logs, and nothing else of the folder.
 func TestClearReportsRemovesOnlyWhatARunWrites(t *testing.T) {
 	dir := t.TempDir()
-	ours := append(slices.Clone(RunFiles), "logs/reference.log", "logs/configapp-1-x.log")
-	theirs := []string{"README.md", "interop/x/conformance-report.yaml", "logs/notes.txt", "spec.html"}
+	ours := append(slices.Clone(RunFiles), "logs/reference.log", "logs/configapp-1-x.log", "greeting-fortune.png")
+	theirs := []string{"README.md", "interop/x/conformance-report.yaml", "interop/x/shot.png", "logs/notes.txt", "spec.html"}
 	for _, f := range append(slices.Clone(ours), theirs...) {
 		p := filepath.Join(dir, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -427,7 +427,7 @@ func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons m
 const suiteVersion = "v0.1.0"
 
 func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *catalog.Catalog, res *report.Results) {
-	fmt.Fprintf(w, "\nConformance of %s %s:\n", rep.Implementation.Project, rep.Implementation.Version)
+	fmt.Fprintf(w, "\nConformance of %s:\n", strings.TrimSpace(rep.Implementation.Project+" "+rep.Implementation.Version))
 	for _, p := range rep.Profiles {
 		result := p.Core.Result
 		if p.Extended != nil {

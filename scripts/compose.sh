@@ -84,4 +84,7 @@ build --target local --build-arg BASE="$base" -t "$image" .
 export FORTUNE_TCK_IMAGE="$image" FORTUNE_TCK_REDIS_IMAGE="$redis" FORTUNE_TCK_BUILD_TARGET=local
 "${compose[@]}" up -d
 echo "compose: the stack runs (project $COMPOSE_PROJECT_NAME, with ${compose[*]}): http://localhost:9000, :8787, :8100, :8888, :8080, :10080"
-echo "compose: its logs: ${compose[*]} -p $COMPOSE_PROJECT_NAME logs -f; the suite against it: make conformance TARGET=examples/compose/target.yaml; stop it: make compose-down"
+echo "compose: its logs: ${compose[*]} -p $COMPOSE_PROJECT_NAME logs -f; stop it: make compose-down"
+echo "compose: the suite against it (git, run as root, must use the stack's repository, which another user owns, for this run only):"
+echo "  printf '[safe]\\n\\tdirectory = *\\n[receive]\\n\\tdenyCurrentBranch = ignore\\n' >/tmp/compose.gitconfig"
+echo "  GIT_CONFIG_GLOBAL=/tmp/compose.gitconfig make conformance TARGET=examples/compose/target.yaml"

@@ -104,8 +104,10 @@ func listable(r target.Repository) error {
 		hint := "Check services.configServer.repository in the target file (uri, username, password)"
 		if strings.Contains(err.Error(), "dubious ownership") {
 			// A local repository goes through git's own upload-pack, which refuses another user's repository.
-			hint = "git refuses a repository another user owns: run tck as its owner, or let git read it with " +
-				"git config --global --add safe.directory " + strings.TrimSuffix(r.URI, "/.git")
+			hint = "git refuses a repository another user owns: run tck as its owner, or allow it for this run only " +
+				"with a git configuration of its own (your global one is then neither read nor changed):\n" +
+				"  printf '[safe]\\n\\tdirectory = *\\n[receive]\\n\\tdenyCurrentBranch = ignore\\n' >/tmp/tck.gitconfig\n" +
+				"  GIT_CONFIG_GLOBAL=/tmp/tck.gitconfig tck run --target ..."
 		}
 		return fmt.Errorf("cannot reach the configuration repository %s: %w\n%s", r.URI, err, hint)
 	}
