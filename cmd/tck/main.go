@@ -69,7 +69,7 @@ Exit status: 0 no selected scenario failed or was blocked (those not supported o
 1 some failed or were blocked (tck matrix --check: a difference without a note); 2 bad usage or target file;
 3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start); 130 interrupted.
 tck run first removes an earlier run's reports; one it cannot carry out leaves an index.html that says why.
-Run 'tck COMMAND --help' for the flags of a command.
+Run 'tck COMMAND --help' (or 'tck help COMMAND') for the flags of a command.
 `
 
 func main() {
@@ -77,6 +77,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" { // tck help run: as tck run --help
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {

@@ -41,6 +41,9 @@ func TestUsageAndUnknownCommands(t *testing.T) {
 	if code, out, _ := runTCK("run", "--help"); code != exitOK || !strings.Contains(out, "Usage: tck run [flags]") {
 		t.Errorf("run --help: %d %s", code, out)
 	}
+	if code, out, _ := runTCK("help", "run"); code != exitOK || !strings.Contains(out, "Usage: tck run [flags]") {
+		t.Errorf("help run: %d %s", code, out)
+	}
 	if code, _, errOut := runTCK("run", "--format", "fancy", "--reports", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "use progress or pretty") {
 		t.Errorf("bad format: %d %s", code, errOut)
 	}
