@@ -266,17 +266,19 @@ func (c *copier) newTree(h plumbing.Hash, like *gitTree) (*gitTree, *gitObject, 
 	if t := c.trees.get(h); t != nil {
 		return t, nil, nil
 	}
-	var o *gitObject
+	var base *deflateIndex
 	if like != nil {
-		if o = c.src.readLike(h, like.index.Load()); o != nil {
-			inflatedFromParent.Add(1)
-		}
+		base = like.index.Load()
 	}
-	if o == nil {
-		var err error
-		if o, err = c.src.read(h); err != nil {
-			return nil, nil, err
-		}
+	o, fromParent, err := c.src.readLike(h, base)
+	if fromParent {
+		inflatedFromParent.Add(1)
+	}
+	if o == nil && err == nil {
+		o, err = c.src.readStored(h)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	if o.typ != plumbing.TreeObject {
 		return nil, nil, fmt.Errorf("object %s: a %s where a tree was expected", h, o.typ)

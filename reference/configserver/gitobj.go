@@ -42,21 +42,15 @@ type objectStore struct {
 }
 
 func (s *objectStore) read(h plumbing.Hash) (*gitObject, error) {
-	if s.objects != "" {
-		path := loosePath(s.objects, h)
-		b, err := os.ReadFile(path)
-		if err == nil {
-			o, err := inflateLoose(b)
-			if err != nil {
-				return nil, fmt.Errorf("object %s: %w", h, err)
-			}
-			o.from = path
-			return o, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("object %s: %w", h, err)
-		}
+	o, _, err := s.readLike(h, nil)
+	if o != nil || err != nil {
+		return o, err
 	}
+	return s.readStored(h)
+}
+
+// readStored reads h through go-git: an object that is not loose.
+func (s *objectStore) readStored(h plumbing.Hash) (*gitObject, error) {
 	if s.st == nil {
 		st, done, err := s.open()
 		if err != nil {
@@ -83,24 +77,34 @@ func (s *objectStore) read(h plumbing.Hash) (*gitObject, error) {
 	return &gitObject{typ: obj.Type(), data: data}, nil
 }
 
-// readLike reads the tree h from its loose file, inflated from base, the
-// index of the version it likely derives from (inflateLike); nil when
-// there is no base or no loose file, or inflateLike does not take the file
-// (the caller then reads the object as any other).
-func (s *objectStore) readLike(h plumbing.Hash, base *deflateIndex) *gitObject {
-	if base == nil || s.objects == "" {
-		return nil
+// readLike reads the object h, likely a version of base's (nil for none),
+// from its loose file: inflated from base where inflateLike takes it
+// (fromParent), else whole. Nil without a loose file: readStored reads it.
+func (s *objectStore) readLike(h plumbing.Hash, base *deflateIndex) (o *gitObject, fromParent bool, err error) {
+	if s.objects == "" {
+		return nil, false, nil
 	}
 	path := loosePath(s.objects, h)
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
 	if err != nil {
-		return nil
+		return nil, false, fmt.Errorf("object %s: %w", h, err)
 	}
-	text, _, err := inflateLike(b, base, h)
-	if err != nil || !bytes.HasPrefix(text, []byte("tree ")) {
-		return nil
+	if base != nil {
+		if text, _, err := inflateLike(b, base, h); err == nil {
+			typ, _, nul, err := parseHeader(text)
+			if err == nil {
+				return &gitObject{typ: typ, data: text[nul+1:], loose: b, from: path}, true, nil
+			}
+		}
 	}
-	return &gitObject{typ: plumbing.TreeObject, data: text[bytes.IndexByte(text, 0)+1:], loose: b, from: path}
+	if o, err = inflateLoose(b); err != nil {
+		return nil, false, fmt.Errorf("object %s: %w", h, err)
+	}
+	o.from = path
+	return o, false, nil
 }
 
 // looseFile is the loose object file of h, its bytes and path, if there
@@ -187,19 +191,26 @@ func looseHeader(zr io.Reader) (typ plumbing.ObjectType, size int64, head [64]by
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return typ, 0, head, n, err
 	}
-	nul := bytes.IndexByte(head[:n], 0)
-	typName, sizeText, ok := bytes.Cut(head[:max(nul, 0)], []byte{' '})
+	typ, size, _, err = parseHeader(head[:n])
+	return typ, size, head, n, err
+}
+
+// parseHeader reads "<type> <size>\0" at the start of a loose object's
+// text, and where its NUL is.
+func parseHeader(text []byte) (typ plumbing.ObjectType, size int64, nul int, err error) {
+	nul = bytes.IndexByte(text[:min(len(text), 64)], 0)
+	typName, sizeText, ok := bytes.Cut(text[:max(nul, 0)], []byte{' '})
 	if nul < 0 || !ok {
-		return typ, 0, head, n, errors.New("malformed loose object header")
+		return typ, 0, nul, errors.New("malformed loose object header")
 	}
 	if typ, err = plumbing.ParseObjectType(string(typName)); err != nil {
-		return typ, 0, head, n, err
+		return typ, 0, nul, err
 	}
 	size, err = strconv.ParseInt(string(sizeText), 10, 64)
 	if err != nil || size < 0 || size > maxObjectSize {
-		return typ, 0, head, n, fmt.Errorf("malformed loose object size %q", sizeText)
+		return typ, 0, nul, fmt.Errorf("malformed loose object size %q", sizeText)
 	}
-	return typ, size, head, n, nil
+	return typ, size, nul, nil
 }
 
 // deflateLoose encodes an object as a loose object file.

@@ -134,22 +134,11 @@ func zlibHeader(comp []byte) error {
 // textSize is the length a loose object's text says it has: its header and
 // the size the header gives; false before the header is all there.
 func textSize(text []byte) (int, bool) {
-	nul := bytes.IndexByte(text[:min(len(text), 32)], 0)
-	if nul < 0 {
+	_, size, nul, err := parseHeader(text)
+	if err != nil || size > maxLooseText {
 		return 0, false
 	}
-	_, size, ok := bytes.Cut(text[:nul], []byte{' '})
-	if !ok || len(size) == 0 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range size {
-		if c < '0' || c > '9' || n > maxLooseText {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return nul + 1 + n, true
+	return nul + 1 + int(size), true
 }
 
 func cmpU64(a, b uint64) int {

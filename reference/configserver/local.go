@@ -172,6 +172,7 @@ func (m *mirror) copyLocal(refs refMap) error {
 	defer src.close()
 	sink := &objectSink{objects: m.objectsDir(), limit: unpackLimit, src: src}
 	c := m.newCopier(src, m.hasObject, sink)
+	c.indexLater = m.indexLater // a new commit's trees; not those a repack reads again
 	tips := make([]plumbing.Hash, 0, len(refs))
 	for _, h := range refs {
 		tips = append(tips, h)

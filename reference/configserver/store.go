@@ -50,9 +50,7 @@ func (m *mirror) objects() *objectStore {
 func (m *mirror) hasObject(h plumbing.Hash) bool { return m.repo.Storer.HasEncodedObject(h) == nil }
 
 func (m *mirror) newCopier(src *objectStore, has func(plumbing.Hash) bool, sink *objectSink) *copier {
-	c := newCopier(src, has, sink, m.trees)
-	c.indexLater = m.indexLater
-	return c
+	return newCopier(src, has, sink, m.trees)
 }
 
 // indexDelay is how long indexing waits: on two CPUs, indexing at once

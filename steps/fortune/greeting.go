@@ -54,11 +54,7 @@ func (gs *greetingSteps) stillShowsFortunes(user, password string) error {
 	if err := gs.user.SignInAndApproveIfAsked(user, password); err != nil {
 		return err
 	}
-	base, err := greetingBase(gs.Scenario)
-	if err != nil {
-		return err
-	}
-	if err := gs.user.Browse(base+"/", "application/json"); err != nil {
+	if err := gs.openGreetingJSON(); err != nil {
 		return err
 	}
 	if v, ok, _ := gs.PageAttribute("fortune"); gs.Last.Status != http.StatusOK || !ok || strings.TrimSpace(v) == "" {
@@ -97,11 +93,7 @@ func (gs *greetingSteps) signInAndApprove(user, password string) error {
 // greetingShowsNoFortune holds when the greeting page, asked for JSON, carries no fortune: after a refused
 // fortune call, the refusal's body must not be shown as if it were a fortune.
 func (gs *greetingSteps) greetingShowsNoFortune() error {
-	base, err := greetingBase(gs.Scenario)
-	if err != nil {
-		return err
-	}
-	if err := gs.user.Browse(base+"/", "application/json"); err != nil {
+	if err := gs.openGreetingJSON(); err != nil {
 		return err
 	}
 	v, ok, err := gs.PageAttribute("fortune")
@@ -112,6 +104,16 @@ func (gs *greetingSteps) greetingShowsNoFortune() error {
 		return gs.Failf("the page shows %q as a fortune, though the fortune service refuses this user's token", v)
 	}
 	return nil
+}
+
+// openGreetingJSON opens the greeting page asked for JSON in the flow's browser: the page the harness reads
+// the fortune from.
+func (gs *greetingSteps) openGreetingJSON() error {
+	base, err := greetingBase(gs.Scenario)
+	if err != nil {
+		return err
+	}
+	return gs.user.Browse(base+"/", "application/json")
 }
 
 // greetingBase is the greeting client's base URL.
@@ -228,11 +230,7 @@ func (gs *greetingSteps) backAtGreeting() error {
 }
 
 func (gs *greetingSteps) greetingShowsFortune() error {
-	base, err := greetingBase(gs.Scenario)
-	if err != nil {
-		return err
-	}
-	if err := gs.user.Browse(base+"/", "application/json"); err != nil {
+	if err := gs.openGreetingJSON(); err != nil {
 		return err
 	}
 	if gs.Last.Status != http.StatusOK {

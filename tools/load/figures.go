@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 )
 
 // proxyAndTokens measures the gateway and the fortune service against the
@@ -176,11 +177,11 @@ func (s *stack) gateway(name, upstream string, policy bool, redisURL string, ext
 	return started{t: t, err: err}
 }
 
-// manifests route every request to upstream; with policy, a Global rate
-// limit that is never reached counts each x-user-id.
-func manifests(port int, upstream string, policy bool) string {
+// gatewayAndBackend are the Gateway "eg" listening on port and the Backend
+// "up" at upstream (host:port) that the load and scale figures route to.
+func gatewayAndBackend(port int, upstream string) string {
 	host, p, _ := strings.Cut(upstream, ":")
-	y := fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+	return fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: eg}
 spec:
@@ -191,14 +192,20 @@ apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: Backend
 metadata: {name: up}
 spec: {endpoints: [{ip: {address: %s, port: %s}}]}
----
+`, port, host, p)
+}
+
+// manifests route every request to upstream; with policy, a Global rate
+// limit that is never reached counts each x-user-id.
+func manifests(port int, upstream string, policy bool) string {
+	y := gatewayAndBackend(port, upstream) + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: r}
 spec:
   parentRefs: [{name: eg}]
   rules: [{backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: up}]}]
-`, port, host, p)
+`
 	if policy {
 		y += `---
 apiVersion: gateway.envoyproxy.io/v1alpha1

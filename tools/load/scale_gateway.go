@@ -84,19 +84,7 @@ func startGateway(s *stack, upstream string, routes int) (*gatewayUnderTest, err
 	if err := os.MkdirAll(g.dir, 0o755); err != nil {
 		return nil, err
 	}
-	host, upPort, _ := strings.Cut(upstream, ":")
-	gw := fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: eg}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: %d}]
----
-apiVersion: gateway.envoyproxy.io/v1alpha1
-kind: Backend
-metadata: {name: up}
-spec: {endpoints: [{ip: {address: %s, port: %s}}]}
-`, port, host, upPort)
+	gw := gatewayAndBackend(port, upstream)
 	if err := os.WriteFile(filepath.Join(g.dir, "gw.yaml"), []byte(gw), 0o644); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 )
 
 // startTimeout bounds how long a service may take to answer after start.
