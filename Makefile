@@ -5,10 +5,11 @@ BENCHTIME ?= 1s
 # How many mutants make mutants runs, for its help.
 MUTANTS = $(shell grep -c '^  - id:' tools/mutants/catalogue.yaml)
 
-.PHONY: help demo test conformance interop bench load scale scale-auth deps vet build images compose-up compose-down mutants
+.PHONY: help demo test test-short conformance interop bench load scale scale-auth deps vet build images compose-up compose-down mutants
 help:
 	@echo "make demo         build bin/reference and run its stack on the default ports, data in .data/ (ARGS='--port fortune=18787' for flags of reference up)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
+	@echo "make test-short   the fast tier: every test that needs only Go and git (go test -short ./...; the others skip, naming their program)"
 	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation, TAGS='@spec-4.4' for some scenarios)"
 	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ and the README's table (ONLY=name,name)"
 	@echo "make mutants      run the suite against each of the $(MUTANTS) deliberate bugs of tools/mutants/catalogue.yaml, about 20 s each, ~30 min (ONLY=id,id J=n)"
@@ -27,6 +28,11 @@ demo:
 
 test: deps vet
 	$(GO) test -count=1 ./...
+
+# The inner loop: tests that run redis-server, PostgreSQL, Chromium, Docker, node or the rate limit service skip
+# (internal/needs), so this needs only Go and git and no make deps. make test and CI run everything.
+test-short:
+	$(GO) test -short ./...
 
 deps:
 	@scripts/deps.sh

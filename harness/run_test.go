@@ -15,12 +15,14 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // TestConformanceOfTheReference is the suite itself under go test: it boots the reference from this checkout
 // and runs every feature against it, each scenario a subtest.
 func TestConformanceOfTheReference(t *testing.T) {
+	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
 	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
 	if err != nil {
@@ -75,6 +77,7 @@ func TestAnUnreachableTargetIsOneErrorOfTheRun(t *testing.T) {
 
 // Scenarios that need a capability or a service the target does not declare are reported as such, not run.
 func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
+	needs.Program(t, "redis-server")
 	ctx := context.Background()
 	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
 	if err != nil {
@@ -165,6 +168,7 @@ func TestABadDiscoveryDocumentIsOneErrorOfTheRun(t *testing.T) {
 // identities, those that need fresh users are not supported; and a fixture whose password the server refuses
 // is one error of the run that names the field, not a list of failed scenarios.
 func TestFixturesInsteadOfProvisioning(t *testing.T) {
+	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
 	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -23,6 +24,7 @@ import (
 // the same branches and tags in the configuration repository and the same files on its master, the same
 // manifests in the gateway's folder; and the report names nothing as left behind.
 func TestARunLeavesTheReferenceAsItFoundIt(t *testing.T) {
+	needs.Program(t, "redis-server", "chromium")
 	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

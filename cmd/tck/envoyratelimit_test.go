@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/launch"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 )
 
 // The gateway feature against the reference gateway as Envoy Gateway deploys Global limits: two instances that
@@ -16,6 +17,7 @@ import (
 // none left unsupported. It holds the ports of the example (10080...), as the compose test does, in this
 // package whose tests run one at a time.
 func TestTheGatewayFeatureThroughEnvoysRateLimitService(t *testing.T) {
+	needs.Program(t, "redis-server", "envoyproxy/ratelimit (make deps builds it)")
 	dir := t.TempDir()
 	t.Setenv("FORTUNE_TCK_RLS_DIR", dir)
 	p, err := launch.Start("envoy-ratelimit", filepath.Join(dir, "start.log"), []string{"FORTUNE_TCK_RLS_DIR=" + dir},

@@ -17,6 +17,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/internal/launch"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -26,6 +27,7 @@ import (
 // README's worked example. What it must show: the OAuth flows pass; check_token fails with its one reason;
 // provisioning is not supported; the reference fortune and greeting paired with it pass.
 func TestInteropWithOIDCProvider(t *testing.T) {
+	needs.Program(t, "node (oidc-provider)", "redis-server", "chromium")
 	root, err := boot.Checkout()
 	if err != nil {
 		t.Fatal(err)

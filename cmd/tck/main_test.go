@@ -21,6 +21,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -84,6 +85,7 @@ func TestCoverageAndCapabilities(t *testing.T) {
 
 // Ctrl-C during a run stops every service the harness started and removes its temporary directory.
 func TestInterruptStopsTheReference(t *testing.T) {
+	needs.Program(t, "redis-server")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "tck")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -152,6 +154,7 @@ func waitForReference(t *testing.T, r interface{ Read([]byte) (int, error) }) in
 // The same suite runs against an implementation described in a target file: here the reference, booted by
 // hand and described in YAML as a third party would describe theirs, with a scenario of every area.
 func TestRunAgainstATargetFile(t *testing.T) {
+	needs.Program(t, "redis-server", "chromium")
 	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +250,7 @@ func TestHelpVersionAndTagsAreConventional(t *testing.T) {
 // A provisioning secret the server refuses is one error of the run, found at preflight (exit 3), not a list of
 // blocked scenarios.
 func TestARefusedProvisioningSecretIsOneRunError(t *testing.T) {
+	needs.Program(t, "redis-server")
 	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

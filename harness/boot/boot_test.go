@@ -9,11 +9,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 )
 
 // Booting runs `reference up`, whose target file the ordinary loader reads; stopping leaves no process of its
 // group and no temporary directory behind, and the services' logs stay in the log folder.
 func TestReferenceStartsAndStopsCleanly(t *testing.T) {
+	needs.Program(t, "redis-server")
 	logs := t.TempDir()
 	st, err := Reference(context.Background(), Options{LogDir: logs})
 	if err != nil {

@@ -4,7 +4,7 @@
 //
 // Without Docker a test skips with a message naming what to install, on a developer's machine; when the
 // environment variable CI is set (.ci/run sets it) it fails instead, so that missing coverage cannot pass
-// unnoticed.
+// unnoticed. Under go test -short (the fast tier) it is skipped, as package needs says.
 package dockertest
 
 import (
@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 )
 
 // Images built for tests. The reference's tag is its own, so a test never runs a stale image someone built
@@ -35,6 +37,7 @@ const missing = "the container tests need a running Docker daemon and the base i
 // machine, a failure in CI.
 func Require(tb testing.TB) {
 	tb.Helper()
+	needs.Program(tb, "docker")
 	if err := available(); err != nil {
 		msg := fmt.Sprintf(missing+": %v", BaseImage, err)
 		if os.Getenv("CI") != "" {

@@ -1,7 +1,8 @@
 // Package pgtest runs a real PostgreSQL server for tests: a fresh cluster in
 // a temporary directory, on a free loopback port. A test that needs it fails
 // (never skips) when PostgreSQL is not installed, so missing coverage cannot
-// go unnoticed. PostgreSQL refuses to run as root: as root, the server runs
+// go unnoticed; under go test -short (the fast tier) it is skipped, as package
+// needs says. PostgreSQL refuses to run as root: as root, the server runs
 // as the "postgres" system user (created by Debian's package).
 package pgtest
 
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/testproc"
 )
 
@@ -34,6 +36,7 @@ type cluster struct {
 // Start creates a cluster and runs its server until the test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
+	needs.Program(tb, "PostgreSQL (postgres)")
 	bin := binDir()
 	if bin == "" {
 		tb.Fatal("PostgreSQL is not installed; this test runs a real PostgreSQL server. " +

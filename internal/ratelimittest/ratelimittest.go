@@ -4,7 +4,8 @@
 // its configuration from a folder (its FILE mode, as RUNTIME_* settings
 // name it). A test that needs it fails (never skips) when it is not built
 // or was built at another version than examples/envoy-ratelimit/service.version
-// names, so that missing coverage cannot go unnoticed.
+// names, so that missing coverage cannot go unnoticed; under go test -short
+// (the fast tier) it is skipped, as package needs says.
 package ratelimittest
 
 import (
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/freeport"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/testproc"
 )
 
@@ -51,6 +53,7 @@ var pickPort = func(tb testing.TB) int { return freeport.Get(tb) }
 // the test with what to run when either is missing or stale.
 func Binary(tb testing.TB) string {
 	tb.Helper()
+	needs.Program(tb, "envoyproxy/ratelimit (make deps builds it)")
 	cache := os.Getenv("FORTUNE_TCK_CACHE")
 	if cache == "" {
 		cache = filepath.Join(os.Getenv("HOME"), ".cache", "fortune-tck")

@@ -1,6 +1,7 @@
 // Package redistest runs a real redis-server for tests, on a free loopback
 // port, with persistence off. A test that needs Redis fails (never skips) when
-// redis-server is not installed, so missing coverage cannot go unnoticed.
+// redis-server is not installed, so missing coverage cannot go unnoticed; under
+// go test -short (the fast tier) it is skipped, as package needs says.
 package redistest
 
 import (
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/testproc"
 )
 
@@ -23,6 +25,7 @@ type Server struct{ *testproc.Server }
 // ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
+	needs.Program(tb, "redis-server")
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		tb.Fatal("redis-server is not installed; this test runs a real Redis. " +
 			"Install it (Debian: apt-get install redis-server, or run scripts/deps.sh as root)")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/freeport"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
 
@@ -65,6 +66,7 @@ type Server struct {
 // fresh port (Command picks its other ones again), a few times.
 func Start(tb testing.TB, spec Spec) *Server {
 	tb.Helper()
+	needs.Program(tb, spec.Name)
 	s := &Server{tb: tb, spec: spec}
 	tb.Cleanup(s.Stop)
 	var failed []string

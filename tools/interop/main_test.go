@@ -11,6 +11,7 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/internal/interop"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 )
 
 // The committed interop reports are what the suite finds today: each implementation that make test can start
@@ -46,6 +47,7 @@ func TestCommittedInteropReportsAreReproduced(t *testing.T) {
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
+			needs.Program(t, e.Name+" ("+filepath.Join("examples", e.Name, e.Start)+"; make deps installs what it runs)")
 			dir := t.TempDir()
 			res, err := e.Run(context.Background(), tck, dir)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/pgtest"
 )
 
@@ -35,6 +36,7 @@ func stores(outer *testing.T) map[string]func(t *testing.T) Store {
 			return s
 		},
 		"postgres": func(t *testing.T) Store {
+			needs.Program(t, "PostgreSQL (postgres)") // here: pgtest skips the test it is given, the outer one
 			pgOnce.Do(func() { pg = pgtest.Start(outer) })
 			dbs++
 			return openPostgresDB(t, pg, fmt.Sprintf("contract%d", dbs))
