@@ -10,6 +10,7 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
+	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 )
 
@@ -171,6 +172,34 @@ func TestMatrixWritesAnHTMLPage(t *testing.T) {
 	for _, w := range []string{"<!DOCTYPE html>", "example", "1 failed", "differences without a note: fortune/fortune/"} {
 		if !strings.Contains(string(data), w) {
 			t.Errorf("the matrix page lacks %q", w)
+		}
+	}
+}
+
+// The interop reports commit their YAML, JUnit and cucumber files, not their HTML pages: tck report makes each
+// page again from the committed files.
+func TestTheCommittedInteropReportsRenderAsPages(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "reports", "interop", "*", "conformance-report.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no committed interop report (%v)", err)
+	}
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		page := filepath.Join(t.TempDir(), "index.html")
+		if code, _, errOut := runTCK("report", "--reports", dir, "--out", page); code != exitOK {
+			t.Errorf("tck report --reports %s: exit %d: %s", dir, code, errOut)
+			continue
+		}
+		row, err := matrix.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), row.Report.Implementation.Project) {
+			t.Errorf("the page of %s does not name %q", dir, row.Report.Implementation.Project)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 // Command interop runs the suite against every implementation of examples/ that has an interop.yaml (make
 // interop): it starts each one, runs tck against its target file, keeps the reports in
 // reports/interop/<name>/ with the notes that say why each difference is one, and writes the table of them
-// (reports/interop/README.md, the page reports/interop/index.html, and the README's Interoperability section
-// between its markers). It exits 1
-// when an implementation could not be run, or when a difference has no note or a note explains nothing.
+// (reports/interop/README.md, committed, and the page reports/interop/index.html, which git ignores as it
+// ignores each run's index.html). It exits 1 when an implementation could not be run, or when a difference has
+// no note or a note explains nothing.
 package main
 
 import (
@@ -33,11 +33,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	only := fl.String("only", "", "run only these examples (comma-separated folder names); the others' committed reports stay in the table")
 	out := fl.String("reports", filepath.Join("reports", "interop"), "folder of the reports, one folder per implementation")
-	readme := fl.String("readme", "README.md", "the README whose Interoperability table is rewritten (empty: none)")
 	fl.Usage = func() {
-		fmt.Fprintf(fl.Output(), "Usage: go run ./tools/interop [--only NAME,NAME] [--reports DIR] [--readme FILE]\n\n"+
+		fmt.Fprintf(fl.Output(), "Usage: go run ./tools/interop [--only NAME,NAME] [--reports DIR]\n\n"+
 			"Starts each implementation of examples/*/interop.yaml, runs the suite against it, keeps its reports in\n"+
-			"DIR/<name>/ and writes the interop table to DIR/README.md and the README.\n\nFlags:\n")
+			"DIR/<name>/ and writes the interop table to DIR/README.md and DIR/index.html.\n\nFlags:\n")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -73,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if ctx.Err() != nil {
 		return 130
 	}
-	if err := writeTable(examples, *out, *readme, stdout); err != nil {
+	if err := writeTable(examples, *out, stdout); err != nil {
 		fmt.Fprintf(stderr, "interop: %v\n", err)
 		status = 1
 	}
@@ -110,14 +109,8 @@ func summary(output string) string {
 	return strings.TrimSpace(output)
 }
 
-// README markers around the generated table.
-const (
-	beginMark = "<!-- interop:begin (make interop writes this table) -->"
-	endMark   = "<!-- interop:end -->"
-)
-
 // writeTable renders every example's report (this run's or the committed one) as the interop table.
-func writeTable(examples []interop.Example, out, readme string, stdout io.Writer) error {
+func writeTable(examples []interop.Example, out string, stdout io.Writer) error {
 	var rows []matrix.Row
 	var problems []string
 	for _, e := range examples {
@@ -132,10 +125,7 @@ func writeTable(examples []interop.Example, out, readme string, stdout io.Writer
 		rows = append(rows, r)
 	}
 	table := matrix.Markdown(rows)
-	page := "# Interoperability\n\nWritten by `make interop` (tools/interop): the suite against each implementation of `examples/`.\n" +
-		"Each folder holds its conformance report, its HTML page, JUnit and cucumber files, and `differences.yaml`: why each\n" +
-		"difference is one.\n\n" + table
-	if err := os.WriteFile(filepath.Join(out, "README.md"), []byte(page), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "README.md"), []byte(page(table)), 0o644); err != nil {
 		return err
 	}
 	var html bytes.Buffer
@@ -146,28 +136,17 @@ func writeTable(examples []interop.Example, out, readme string, stdout io.Writer
 		return err
 	}
 	fmt.Fprint(stdout, "\n"+table)
-	if readme != "" {
-		if err := replaceBetween(readme, table); err != nil {
-			return err
-		}
-	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return nil
 }
 
-// replaceBetween puts text between the README's markers.
-func replaceBetween(path, text string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	s := string(data)
-	i, j := strings.Index(s, beginMark), strings.Index(s, endMark)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %q ... %q markers for the interop table", path, beginMark, endMark)
-	}
-	s = s[:i+len(beginMark)] + "\n" + text + s[j:]
-	return os.WriteFile(path, []byte(s), 0o644)
+// page is reports/interop/README.md: the table, and what each folder holds.
+func page(table string) string {
+	return "# Interoperability\n\nWritten by `make interop` (tools/interop): the suite against each implementation of `examples/`.\n" +
+		"Each folder holds its conformance report, its JUnit and cucumber files, and `differences.yaml`: why each\n" +
+		"difference is one. The HTML pages are not committed: `make interop` writes them (`index.html` here and in\n" +
+		"each folder), and `go run ./cmd/tck report --reports reports/interop/NAME` writes one from the committed files.\n\n" +
+		table
 }
