@@ -11,7 +11,7 @@ help:
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
 	@echo "make test-short   the fast tier: every test that needs only Go and git (go test -short ./...; the others skip, naming their program)"
 	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation, TAGS='@spec-4.4' for some scenarios)"
-	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ and the README's table (ONLY=name,name)"
+	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ with its table (ONLY=name,name)"
 	@echo "make mutants      run the suite against each of the $(MUTANTS) deliberate bugs of tools/mutants/catalogue.yaml, about 20 s each, ~30 min (ONLY=id,id J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
 	@echo "make load         start each service and its baseline, drive them under load, print their ratios to a baseline (~2.5 min; D=5s C=32 ONLY=gateway,fortune,config)"

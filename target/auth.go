@@ -25,7 +25,7 @@ type AuthServer struct {
 	Provisioning *Provisioning `yaml:"provisioning"`
 	// Admin is the earlier spelling of provisioning through UAA's API with this admin client.
 	Admin *AdminClient `yaml:"admin"`
-	// Pages describe sign-in and consent controls that the rules by meaning do not find (see the README).
+	// Pages describe sign-in and consent controls that the rules by meaning do not find (docs/target-file.md).
 	Pages []PageRule `yaml:"pages"`
 	// Container, when given, is started by the harness; without url, issuer and discovery, url is its address.
 	Container *Container `yaml:"container"`
@@ -206,7 +206,7 @@ func (as *AuthServer) validate() []string {
 	if as.Fixtures == nil && as.Provisioning == nil && as.Admin == nil {
 		problems = append(problems, f+": give fixtures (a user and clients registered beforehand) or provisioning "+
 			"(an admin client for UAA's provisioning API): the auth, fortune and greeting scenarios sign a user in "+
-			"with a client; see the README, \"The authorization server\"")
+			"with a client; see docs/target-file.md, \"The authorization server\"")
 	}
 	if as.Provisioning != nil && as.Admin != nil {
 		problems = append(problems, f+": give provisioning or admin (its earlier spelling), not both")

@@ -20,10 +20,10 @@ import (
 // The ports docker-compose.yml publishes on 127.0.0.1, besides Redis's (which the test moves to a free one).
 var composePorts = []int{9000, 8787, 8100, 8888, 8080, 8082, 8081, 10080, 10443, 10082, 10445}
 
-// The whole suite against the stack of docker-compose.yml, as the README's container section runs it: make
+// The whole suite against the stack of docker-compose.yml, as docs/operations.md's container section runs it: make
 // compose-up (scripts/compose.sh: the image built from this checkout, local images where no registry answers),
 // make conformance with examples/compose/target.yaml, make compose-down; once with every Compose implementation
-// installed (Compose v2, the docker CLI plugin, and Debian's docker-compose 1.29). Only what the README's
+// installed (Compose v2, the docker CLI plugin, and Debian's docker-compose 1.29). Only what that page's
 // defaults cannot know is set: the project's name, a free Redis port, and git's consent to another user's
 // repository.
 func TestTheWholeSuiteAgainstTheComposeStack(t *testing.T) {

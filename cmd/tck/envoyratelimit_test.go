@@ -13,7 +13,7 @@ import (
 
 // The gateway feature against the reference gateway as Envoy Gateway deploys Global limits: two instances that
 // ask envoyproxy/ratelimit (as make deps builds it) instead of counting themselves, started by the example's
-// own start.sh, described by its own target file, as the README runs them. Every gateway scenario must pass,
+// own start.sh, described by its own target file, as docs/operations.md runs them. Every gateway scenario must pass,
 // none left unsupported. It holds the ports of the example (10080...), as the compose test does, in this
 // package whose tests run one at a time.
 func TestTheGatewayFeatureThroughEnvoysRateLimitService(t *testing.T) {

@@ -117,7 +117,7 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 		t.Errorf("the summary does not give the check_token profile's one reason %q once:\n%s", reason, out)
 	}
 	if strings.Contains(out, "Failed scenarios:") {
-		t.Errorf("no scenario may fail against oidc-provider; a failure is either a difference to name in the README or a bug of the suite:\n%s", out)
+		t.Errorf("no scenario may fail against oidc-provider; a failure is either a difference to name in differences.yaml or a bug of the suite:\n%s", out)
 	}
 }
 

@@ -395,7 +395,7 @@ func parse(fl *flag.FlagSet, args []string, stdout io.Writer) (int, bool) {
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("tck validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.Usage = usageOf(fl, "tck validate FILE", "Checks a target description and reports every mistake with its field (see the README for its fields).")
+	fl.Usage = usageOf(fl, "tck validate FILE", "Checks a target description and reports every mistake with its field (docs/target-file.md describes every field).")
 	if code, done := parse(fl, args, stdout); done {
 		return code
 	}
