@@ -27,6 +27,9 @@ type Target struct {
 	// Capabilities are the optional capabilities (features.Capabilities) the implementation declares, typed
 	// as the registry's; a name the registry lacks decodes and is then named by validation.
 	Capabilities []features.Capability `yaml:"capabilities"`
+	// AllowedOrigins are origins (scheme://host[:port]) the harness may contact besides those of the services
+	// above, such as a login application on an origin of its own (Origins).
+	AllowedOrigins []string `yaml:"allowedOrigins,omitempty"`
 }
 
 // Implementation identifies the implementation in reports, as in the Gateway API ConformanceReport.
@@ -308,7 +311,7 @@ func (t *Target) validate() []string {
 	if u := t.Implementation.URL; u != "" {
 		problems = append(problems, checkHTTPURL("implementation.url", u)...)
 	}
-	return problems
+	return append(problems, checkOrigins(t.AllowedOrigins)...)
 }
 
 func (g *Gateway) validate() []string {
