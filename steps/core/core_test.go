@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // echo answers with what it received, so a test can see what the exchange core sent.
@@ -27,9 +29,14 @@ func echo(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// runOf is a run whose target declares the test server's origin.
+func runOf(srv *httptest.Server) *Run {
+	return NewRun(&target.Target{AllowedOrigins: []string{srv.URL}})
+}
+
 func TestAPISendsAFormWithBasicCredentialsFormEncoded(t *testing.T) {
 	srv := echo(t)
-	s := NewScenario(NewRun(nil))
+	s := NewScenario(runOf(srv))
 	err := s.API(Request{Method: http.MethodPost, URL: srv.URL + "/token", Form: url.Values{"grant_type": {"client_credentials"}},
 		Basic: &Credentials{"my client", "s:cret"}})
 	if err != nil {
@@ -46,7 +53,7 @@ func TestAPISendsAFormWithBasicCredentialsFormEncoded(t *testing.T) {
 
 func TestSendKeepsAnEmptyFormAJSONBodyAndTheRequestIDAsEvidence(t *testing.T) {
 	srv := echo(t)
-	s := NewScenario(NewRun(nil))
+	s := NewScenario(runOf(srv))
 	if err := s.Send(Request{Method: http.MethodPost, URL: srv.URL, Form: url.Values{}}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,9 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -20,15 +23,22 @@ const (
 )
 
 // maxEvidence is how many exchanges a scenario keeps, its last; maxEvidenceBody is where the bodies of each
-// are cut.
+// are cut, maxEvidenceHeaders where their headers are, and maxHeaderValue where one header's value is.
 const (
-	maxEvidence     = 20
-	maxEvidenceBody = 16 << 10
+	maxEvidence        = 20
+	maxEvidenceBody    = 16 << 10
+	maxEvidenceHeaders = 16 << 10
+	maxHeaderValue     = 4 << 10
 )
 
-// ExchangeRecord is one HTTP exchange in the attachment "exchanges". Secrets are masked: the value of Authorization
-// (its scheme is kept: "Basic ***"), and the form fields, JSON members and URL query parameters named in
-// secretFields ("***"). Bodies are cut at 16 KiB; ResponseBodySize is the size of the whole body.
+// CutHeader is the header the evidence adds where it cut an exchange's headers, saying how much it left out.
+const CutHeader = "X-Tck-Evidence-Cut"
+
+// ExchangeRecord is one HTTP exchange in the attachment "exchanges". Secrets are masked: by name, the value of
+// Authorization (its scheme is kept: "Basic ***"), and the form fields, JSON members and URL query parameters
+// named in secretFields ("***"); by value, every secret the run knows (Secrets), wherever it appears. Bodies
+// are cut at 16 KiB, ResponseBodySize being the size of the whole body; headers at 16 KiB, and the cut is said
+// in the header CutHeader.
 type ExchangeRecord struct {
 	Method           string      `json:"method"`
 	URL              string      `json:"url"`
@@ -46,20 +56,99 @@ type ExchangeRecord struct {
 var secretFields = []string{"password", "client_secret", "refresh_token", "code", "code_verifier", "token", "access_token"}
 
 // secretMask replaces a secret.
-const secretMask = "***"
+const secretMask = Mask
 
-// evidenceOf is the attachment's content for a scenario's exchanges.
-func evidenceOf(exs []*Exchange) []ExchangeRecord {
+// evidenceOf is the attachment's content for a scenario's exchanges, the secrets of the run masked by value.
+func evidenceOf(exs []*Exchange, secrets *Secrets) []ExchangeRecord {
 	out := make([]ExchangeRecord, 0, len(exs))
 	for _, e := range exs {
+		e = e.forEvidence()
+		size := len(e.Body)
+		if e.bodySize > 0 {
+			size = e.bodySize
+		}
+		body := secrets.Mask(string(e.Body))
+		if e.BodyCut {
+			body += fmt.Sprintf("… (cut: the answer was longer than the %d bytes the harness reads)", size)
+		}
 		out = append(out, ExchangeRecord{
-			Method: e.Method, URL: maskURL(e.URL),
-			RequestHeaders: maskHeaders(e.RequestHeader), RequestBody: cut(maskBody(e.RequestHeader.Get("Content-Type"), e.RequestBody)),
-			Status: e.Status, ResponseHeaders: maskHeaders(e.Header), ResponseBody: cut(e.Body), ResponseBodySize: len(e.Body),
+			Method: e.Method, URL: secrets.Mask(maskURL(e.URL)),
+			RequestHeaders: maskHeaderValues(maskHeaders(e.RequestHeader), secrets),
+			RequestBody:    secrets.Mask(string(maskBody(e.RequestHeader.Get("Content-Type"), e.RequestBody))),
+			Status:         e.Status, ResponseHeaders: maskHeaderValues(maskHeaders(e.Header), secrets),
+			ResponseBody: body, ResponseBodySize: size,
 			Sent: e.Sent, Received: e.Received,
 		})
 	}
 	return out
+}
+
+// forEvidence is the exchange as evidence keeps it: its bodies cut at maxEvidenceBody on a character boundary
+// (the size of the whole response body kept), its headers cut at maxEvidenceHeaders; e itself when it is within
+// both.
+func (e *Exchange) forEvidence() *Exchange {
+	if len(e.Body) <= maxEvidenceBody && len(e.RequestBody) <= maxEvidenceBody && headerBytes(e.Header) <= maxEvidenceHeaders &&
+		headerBytes(e.RequestHeader) <= maxEvidenceHeaders {
+		return e
+	}
+	c := *e
+	c.bodySize = max(e.bodySize, len(e.Body))
+	c.Body, c.RequestBody = []byte(cut(e.Body)), []byte(cut(e.RequestBody))
+	c.Header, c.RequestHeader = cutHeaders(e.Header), cutHeaders(e.RequestHeader)
+	return &c
+}
+
+// headerBytes is the size of headers as written on the wire, near enough.
+func headerBytes(h http.Header) int {
+	n := 0
+	for name, values := range h {
+		for _, v := range values {
+			n += len(name) + len(v) + 4
+		}
+	}
+	return n
+}
+
+// cutHeaders keeps headers, in the order of their names, until maxEvidenceHeaders, each value cut at
+// maxHeaderValue; what it leaves out is said in CutHeader.
+func cutHeaders(h http.Header) http.Header {
+	total := headerBytes(h)
+	if total <= maxEvidenceHeaders {
+		return h
+	}
+	out, kept := http.Header{}, 0
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			if len(v) > maxHeaderValue {
+				v = prefixOf(v, maxHeaderValue) + "…"
+			}
+			if kept+len(name)+len(v)+4 > maxEvidenceHeaders {
+				continue
+			}
+			kept += len(name) + len(v) + 4
+			out[name] = append(out[name], v)
+		}
+	}
+	out.Set(CutHeader, fmt.Sprintf("the headers were %d bytes; %d are kept here", total, kept))
+	return out
+}
+
+// maskHeaderValues masks the secrets of the run in every header value.
+func maskHeaderValues(h http.Header, secrets *Secrets) http.Header {
+	for name, values := range h {
+		for i, v := range values {
+			values[i] = secrets.Mask(v)
+		}
+		h[name] = values
+	}
+	return h
+}
+
+// masked is the exchange with its secrets masked by name, as its String shows it in a message.
+func (e *Exchange) masked() *Exchange {
+	c := *e
+	c.URL = maskURL(e.URL)
+	return &c
 }
 
 // maskHeaders copies the headers, never nil, with the credentials of Authorization masked and its scheme kept.
@@ -178,4 +267,13 @@ func prefixOf(text string, max int) string {
 
 // Evidence is the scenario's evidence as the attachment "exchanges" holds it: its last exchanges, secrets
 // masked.
-func (s *Scenario) Evidence() []ExchangeRecord { return evidenceOf(s.exchanges) }
+func (s *Scenario) Evidence() []ExchangeRecord { return evidenceOf(s.exchanges, s.Run.Secrets) }
+
+// ReadBody reads at most max bytes of a body; cut tells whether there was more, which is left unread.
+func ReadBody(r io.Reader, max int) (body []byte, cut bool, err error) {
+	body, err = io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if len(body) > max {
+		return body[:max], true, err
+	}
+	return body, false, err
+}

@@ -23,7 +23,7 @@ func TestEvidenceMasksSecretsAndCutsBodies(t *testing.T) {
 		{Method: http.MethodGet, URL: "https://as.test/x", RequestHeader: http.Header{"Authorization": {"opaque"}, "Content-Type": {"application/json"}},
 			RequestBody: []byte(`{"name":"no secret here",  "n": 1}`)},
 		{Method: http.MethodGet, URL: "https://as.test/y"},
-	})
+	}, NewSecrets(nil))
 	form := exs[0]
 	if got := form.RequestHeaders.Get("Authorization"); got != "Basic ***" {
 		t.Errorf("Authorization is shown as %q, want Basic ***", got)

@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,6 +34,10 @@ type Exchange struct {
 	Header         http.Header
 	Body           []byte
 	Sent, Received time.Time
+	// BodyCut tells that the answer's body was longer than the harness reads: Body is its start.
+	BodyCut bool
+	// bodySize is the size of the whole body where Body holds a part of it (the evidence's cut), 0 otherwise.
+	bodySize int
 }
 
 // Request is one request a step sends through the exchange core. The zero value of every field is "none".
@@ -93,13 +99,16 @@ func (s *Scenario) Record(ex *Exchange) {
 }
 
 // Keep adds an exchange to the scenario's evidence, the last maxEvidence of them; it does not become the last
-// answer (the browser's redirect hops are kept, the steps decide which page is the answer).
+// answer (the browser's redirect hops are kept, the steps decide which page is the answer). The tokens a token
+// response brings become secrets of the run. The evidence keeps each exchange cut to what it shows (evidence.go),
+// so that twenty answers of 4 MiB do not stay in memory.
 func (s *Scenario) Keep(ex *Exchange) {
+	s.Run.Secrets.Learn(ex.Body)
 	if len(s.exchanges) == maxEvidence {
 		copy(s.exchanges, s.exchanges[1:])
 		s.exchanges = s.exchanges[:maxEvidence-1]
 	}
-	s.exchanges = append(s.exchanges, ex)
+	s.exchanges = append(s.exchanges, ex.forEvidence())
 }
 
 // API makes a request to an API that answers JSON, and keeps the exchange as the scenario's last.
@@ -137,27 +146,61 @@ func (s *Scenario) SendWith(c *resty.Client, r Request) (*Exchange, error) {
 		req.SetAuthToken(r.Bearer)
 	}
 	req.SetHeaders(r.Header)
+	req.SetContext(s.ctx)
 	s.Last = nil
+	defer s.Run.Waiting(r.Method + " " + redactedRaw(r.URL))()
 	if _, err := req.Execute(r.Method, r.URL); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", r.Method, r.URL, err)
+		return nil, s.requestError(r.Method, r.URL, err)
 	}
 	return s.Last, nil
+}
+
+// requestError names the request that failed, without its query, and why: a deadline is said to be one.
+func (s *Scenario) requestError(method, rawURL string, err error) error {
+	var uo *UndeclaredOriginError
+	switch {
+	case errors.As(err, &uo):
+		return fmt.Errorf("%s %s: %w", method, redactedRaw(rawURL), uo)
+	case s.ctx.Err() != nil:
+		return fmt.Errorf("%s %s: the run was stopped before the answer came: %w", method, redactedRaw(rawURL), context.Cause(s.ctx))
+	case isTimeout(err):
+		return fmt.Errorf("%s %s: no whole answer within %s (the harness's deadline for one request): %w",
+			method, redactedRaw(rawURL), RequestTimeout, err)
+	}
+	return fmt.Errorf("%s %s: %w", method, redactedRaw(rawURL), err)
+}
+
+// isTimeout tells an error of a deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// redactedRaw is Redacted for a URL as written; one that does not parse is left out.
+func redactedRaw(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	return Redacted(u)
 }
 
 // Do sends a request built by hand, for what the exchange core would hide: a path sent exactly as written.
 func (s *Scenario) Do(req *http.Request) error {
 	sent := time.Now()
+	req = req.WithContext(s.ctx)
+	defer s.Run.Waiting(req.Method + " " + Redacted(req.URL))()
 	resp, err := s.Run.HTTP.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
+		return s.requestError(req.Method, req.URL.String(), err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	body, cut, err := ReadBody(resp.Body, MaxBody)
 	if err != nil {
-		return fmt.Errorf("%s %s: reading the body: %w", req.Method, req.URL, err)
+		return s.requestError(req.Method, req.URL.String(), fmt.Errorf("reading the body: %w", err))
 	}
 	s.Record(&Exchange{Method: req.Method, URL: req.URL.String(), RequestHeader: req.Header.Clone(), RequestBody: ReadRequestBody(req),
-		Status: resp.StatusCode, Header: resp.Header, Body: body, Sent: sent, Received: time.Now()})
+		Status: resp.StatusCode, Header: resp.Header, Body: body, BodyCut: cut, Sent: sent, Received: time.Now()})
 	return nil
 }
 
@@ -175,7 +218,7 @@ func (s *Scenario) Failf(format string, args ...any) error {
 	if s.Last != nil {
 		msg += "\n" + s.Last.String()
 	}
-	return fmt.Errorf("%s", msg)
+	return fmt.Errorf("%s", s.Run.Secrets.Mask(Printable(msg)))
 }
 
 func (e *Exchange) String() string {
@@ -184,7 +227,7 @@ func (e *Exchange) String() string {
 	if e.RequestID != "" {
 		id = " x-request-id=" + e.RequestID
 	}
-	return fmt.Sprintf("  %s %s%s -> %d %s\n  %s", e.Method, e.URL, id, e.Status, e.Header.Get("Content-Type"), body)
+	return Printable(fmt.Sprintf("  %s %s%s -> %d %s\n  %s", e.Method, e.URL, id, e.Status, e.Header.Get("Content-Type"), body))
 }
 
 // JSON decodes the body of the exchange, keeping numbers exact.
@@ -221,10 +264,11 @@ func (s *Scenario) AttachEvidence(ctx context.Context, _ *godog.Scenario, err er
 		return ctx, nil
 	}
 	if s.Last != nil {
-		ctx = godog.Attach(ctx, godog.Attachment{FileName: "last exchange", MediaType: "text/plain", Body: []byte(s.Last.String())})
+		text := s.Run.Secrets.Mask(s.Last.masked().String())
+		ctx = godog.Attach(ctx, godog.Attachment{FileName: "last exchange", MediaType: "text/plain", Body: []byte(text)})
 	}
 	if len(s.exchanges) > 0 {
-		body, jerr := json.Marshal(evidenceOf(s.exchanges))
+		body, jerr := json.Marshal(s.Evidence())
 		if jerr != nil {
 			return ctx, fmt.Errorf("the evidence of the scenario: %w", jerr)
 		}
