@@ -1,8 +1,8 @@
 package auth
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -13,12 +13,18 @@ import (
 	"github.com/fortune-tck/fortune-tck/steps/core"
 )
 
-// browser is a cookie-keeping HTTP client that follows redirects as a browser does, wherever they lead (a
-// sign-in page may live on another origin than the authorization endpoint, as Hydra's login app does), except
-// into the origins of the clients it plays: a redirect there is where the flow hands back to a client, and is
-// kept, not followed.
+// browser is a cookie-keeping HTTP client that follows redirects as a browser does, but only to the origins
+// the target file declares (core.Origins: a sign-in page may live on another origin than the authorization
+// endpoint, as Hydra's login application does, which the file then names in allowedOrigins), and never into
+// the origins of the clients it plays: a redirect there is where the flow hands back to a client, and is kept,
+// not followed. A redirect anywhere else, or a form that would send its fields there, is an error that names
+// where, and nothing is sent. Every request ends with the scenario's context, within core.RequestTimeout, and
+// reads at most maxPage of a page.
 type browser struct {
-	client *http.Client
+	client  *http.Client
+	origins *core.Origins
+	ctx     context.Context
+	waiting func(string) func()
 	// keep receives every exchange, each redirect hop apart, as the scenario's evidence.
 	keep     func(*core.Exchange)
 	stops    []string // origins (scheme://host[:port]) whose redirects are kept, not followed
@@ -27,12 +33,15 @@ type browser struct {
 	redirect *url.URL // the last redirect into one of the stops
 }
 
-func newBrowser(base *http.Client, keep func(*core.Exchange)) *browser {
+// maxPage bounds what the browser reads of a page: a sign-in or consent page is a few KiB.
+const maxPage = 1 << 20
+
+func newBrowser(run *core.Run, ctx context.Context, keep func(*core.Exchange)) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{client: &http.Client{
-		Jar: jar, Timeout: base.Timeout,
+		Jar: jar, Timeout: core.RequestTimeout, Transport: core.NewTransport(run.Origins, nil),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}, keep: keep}
+	}, origins: run.Origins, ctx: ctx, waiting: run.Waiting, keep: keep}
 }
 
 // stopAt makes the browser keep, not follow, redirects into the origin of rawURL (a client's redirect URI).
@@ -55,27 +64,22 @@ func originOf(rawURL string) string {
 const maxHops = 10
 
 // open performs a request and follows its redirects, at most maxHops, until one leads into a stop or out of
-// HTTP (a custom scheme is a native client's redirect URI).
+// HTTP (a custom scheme is a native client's redirect URI). A request or a redirect to an origin the target
+// file does not declare is not sent: the error names where it would have gone.
 func (b *browser) open(req *http.Request) (*core.Exchange, error) {
 	b.redirect = nil
+	var from *url.URL
 	for hops := 0; ; hops++ {
-		sent := time.Now()
-		resp, err := b.client.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
+		if err := b.origins.Check(req.URL); err != nil {
+			if from != nil {
+				return b.page, fmt.Errorf("the server sent the browser from %s to %w", core.Redacted(from), err)
+			}
+			return nil, fmt.Errorf("%s %w", req.Method, err)
 		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, core.MaxBody))
-		resp.Body.Close()
+		ex, resp, err := b.send(req)
 		if err != nil {
 			return nil, err
 		}
-		// The client added the cookies of its jar to req's header: the header is the one sent.
-		ex := &core.Exchange{Method: req.Method, URL: req.URL.String(), RequestHeader: req.Header.Clone(), RequestBody: core.ReadRequestBody(req),
-			Status: resp.StatusCode, Header: resp.Header, Body: body, Sent: sent, Received: time.Now()}
-		if b.keep != nil {
-			b.keep(ex)
-		}
-		b.page, b.pageURL = ex, req.URL
 		loc := resp.Header.Get("Location")
 		if resp.StatusCode < 300 || resp.StatusCode > 399 || loc == "" {
 			return ex, nil
@@ -89,14 +93,44 @@ func (b *browser) open(req *http.Request) (*core.Exchange, error) {
 			return ex, nil
 		}
 		if hops == maxHops {
-			return ex, fmt.Errorf("more than %d redirects, the last from %s to %s", maxHops, req.URL, next)
+			return ex, fmt.Errorf("more than %d redirects, the last from %s to %s", maxHops, core.Redacted(req.URL), core.Redacted(next))
 		}
+		from = req.URL
 		if req, err = http.NewRequest(http.MethodGet, next.String(), nil); err != nil {
 			return ex, err
 		}
 	}
 }
 
+// send makes one request, under the browser's context, and keeps its exchange as the page.
+func (b *browser) send(req *http.Request) (*core.Exchange, *http.Response, error) {
+	sent := time.Now()
+	req = req.WithContext(b.ctx)
+	defer b.waiting("the browser's " + req.Method + " " + core.Redacted(req.URL))()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		if b.ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%s %s: the run was stopped before the answer came: %w", req.Method, core.Redacted(req.URL), context.Cause(b.ctx))
+		}
+		return nil, nil, fmt.Errorf("%s %s: %w", req.Method, core.Redacted(req.URL), err)
+	}
+	body, cut, err := core.ReadBody(resp.Body, maxPage)
+	resp.Body.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: reading the page: %w", req.Method, core.Redacted(req.URL), err)
+	}
+	// The client added the cookies of its jar to req's header: the header is the one sent.
+	ex := &core.Exchange{Method: req.Method, URL: req.URL.String(), RequestHeader: req.Header.Clone(), RequestBody: core.ReadRequestBody(req),
+		Status: resp.StatusCode, Header: resp.Header, Body: body, BodyCut: cut, Sent: sent, Received: time.Now()}
+	if b.keep != nil {
+		b.keep(ex)
+	}
+	b.page, b.pageURL = ex, req.URL
+	return ex, resp, nil
+}
+
+// follows tells whether the browser follows a redirect: to http(s), outside the clients' origins. Whether the
+// origin is declared is open's to check, which says where the browser was sent when it is not.
 func (b *browser) follows(u *url.URL) bool {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-resty/resty/v2"
 
+	"github.com/fortune-tck/fortune-tck/steps/core"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -71,7 +72,7 @@ func discoveryURL(issuer string) string { return strings.TrimRight(issuer, "/") 
 //
 // The discovery document is returned too (nil for a UAA-shaped server without one): its scopes, grants and
 // client authentication methods tell the steps how to ask.
-func resolveEndpoints(ctx context.Context, client *resty.Client, as *target.AuthServer) (endpoints, *discoveryDocument, error) {
+func resolveEndpoints(ctx context.Context, client *resty.Client, origins *core.Origins, as *target.AuthServer) (endpoints, *discoveryDocument, error) {
 	docURL, field, optional := as.Discovery, "services.authServer.discovery", false
 	switch {
 	case docURL != "":
@@ -96,7 +97,40 @@ func resolveEndpoints(ctx context.Context, client *resty.Client, as *target.Auth
 		base := strings.TrimRight(cmp.Or(as.URL, found.Issuer), "/")
 		found.CheckToken = strings.TrimSuffix(base, "/oauth/token") + "/check_token"
 	}
+	if doc != nil {
+		if err := allowDiscovered(origins, docURL, doc); err != nil {
+			return endpoints{}, nil, fmt.Errorf("%s: the discovery document at %s %w", field, docURL, err)
+		}
+	}
 	return overlay(found, as.Endpoints), doc, nil
+}
+
+// allowDiscovered adds to the run's origins those of the endpoints the discovery document names on the host
+// it was read from (another port included: a server may serve its API on one); an endpoint on another host is
+// an error unless the target file declares its origin (allowedOrigins).
+func allowDiscovered(origins *core.Origins, docURL string, doc *discoveryDocument) error {
+	from, err := url.Parse(docURL)
+	if err != nil {
+		return err
+	}
+	for _, m := range []struct{ name, v string }{{"authorization_endpoint", doc.AuthorizationEndpoint},
+		{"token_endpoint", doc.TokenEndpoint}, {"userinfo_endpoint", doc.UserinfoEndpoint}, {"jwks_uri", doc.JWKSURI},
+		{"introspection_endpoint", doc.IntrospectionEndpoint}, {"revocation_endpoint", doc.RevocationEndpoint}} {
+		u, err := url.Parse(m.v)
+		if m.v == "" || err != nil {
+			continue
+		}
+		switch {
+		case origins.Allows(u):
+		case strings.EqualFold(u.Hostname(), from.Hostname()):
+			origins.Allow(m.v, "the discovery document at "+docURL)
+		default:
+			return fmt.Errorf("names %s %s, on a host the target file does not declare: the harness contacts only "+
+				"the issuer's host and the origins the file names; if the server really lives there, add %s to allowedOrigins",
+				m.name, core.Redacted(u), originOf(m.v))
+		}
+	}
+	return nil
 }
 
 // uaaEndpoints are UAA's paths under its base URL; its issuer is the token endpoint's address (spec 9.2).

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/steps/core"
+	"github.com/fortune-tck/fortune-tck/target"
 )
 
 func TestABrowsersWalkIsEvidenceHopByHop(t *testing.T) {
@@ -64,7 +66,7 @@ func TestTheBrowserKeepsTheCookiesItSent(t *testing.T) {
 	}))
 	defer srv.Close()
 	var kept []*core.Exchange
-	b := newBrowser(srv.Client(), func(e *core.Exchange) { kept = append(kept, e) })
+	b := newBrowser(core.NewRun(&target.Target{AllowedOrigins: []string{srv.URL}}), context.Background(), func(e *core.Exchange) { kept = append(kept, e) })
 	if _, err := b.get(srv.URL+"/start", "text/html"); err != nil {
 		t.Fatal(err)
 	}

@@ -312,7 +312,7 @@ func (op *fakeOP) revoke(w http.ResponseWriter, r *http.Request) {
 // env is a target of the fake provider with fixtures; the check_token surface is missing, as Preflight
 // would find it.
 func (op *fakeOP) env() Env {
-	return envOf(target.Services{AuthServer: &target.AuthServer{Issuer: op.issuer(), Fixtures: &target.Fixtures{
+	env := envOf(target.Services{AuthServer: &target.AuthServer{Issuer: op.issuer(), Fixtures: &target.Fixtures{
 		Users: target.Users{Reader: &target.User{Username: fakeUser, Password: fakePassword, Email: "alice@example.org"}},
 		Clients: target.Clients{
 			Web: &target.Client{ClientID: fakeClient, ClientSecret: fakeSecret, RedirectURI: fakeRedirect},
@@ -321,6 +321,9 @@ func (op *fakeOP) env() Env {
 			Resource: &target.Client{ClientID: fakeClient, ClientSecret: fakeSecret},
 		},
 	}}})
+	// The sign-in page on another origin is declared, as a login application's is.
+	env.Target.AllowedOrigins = []string{op.login.URL}
+	return env
 }
 
 // suite runs Preflight on the fake provider.

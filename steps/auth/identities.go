@@ -166,6 +166,7 @@ func (ids *identitySteps) ensureUser(name string, groups ...string) error {
 		password = ids.Vars["outsider_password"]
 	}
 	u := target.User{Username: name, Password: password}
+	ids.Run.Secrets.AddCredentials(u.Username, u.Password)
 	if u.ID, err = ids.srv.provisioner.createUser(ids, u, groups); err != nil {
 		return err
 	}
@@ -183,6 +184,7 @@ func (ids *identitySteps) ensureClient(c clientSpec) error {
 		return nil
 	}
 	c.Client = target.Client{ClientID: id, ClientSecret: "secret-" + id, RedirectURI: "https://" + id + ".client.invalid/callback"}
+	ids.Run.Secrets.AddCredentials(c.ClientID, c.ClientSecret)
 	if err := ids.srv.provisioner.registerClient(ids, c); err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // every scenario.
 func (s *Server) preflightAuth(ctx context.Context, as *target.AuthServer) error {
 	probes := core.NewRestyClient(s.run.HTTP, func(*core.Exchange) {}) // no scenario's evidence
-	ep, doc, err := resolveEndpoints(ctx, probes, as)
+	ep, doc, err := resolveEndpoints(ctx, probes, s.run.Origins, as)
 	if err != nil {
 		return err
 	}

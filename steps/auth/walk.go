@@ -3,6 +3,8 @@ package auth
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/fortune-tck/fortune-tck/steps/core"
 )
 
 // flowError is what went wrong at one step of the authorization code flow: preflight reports it as the one
@@ -63,7 +65,7 @@ func (fl *flowSteps) atSignInPage() error {
 		if q := r.Query(); q.Get("error") != "" {
 			return fmt.Errorf("the server sent the browser back to the client with error=%s (%s) instead of a "+
 				"sign-in page: is the client registered with this redirect URI, and allowed the scope %q?",
-				q.Get("error"), q.Get("error_description"), fl.asked)
+				core.Printable(q.Get("error")), core.Printable(q.Get("error_description")), fl.asked)
 		}
 		return fmt.Errorf("the server sent the browser back to the client without a sign-in page: %s", r)
 	}
