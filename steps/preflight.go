@@ -20,44 +20,53 @@ func (s *Suite) Preflight(ctx context.Context) error {
 	}
 	for field, svc := range map[string]*target.Service{"services.fortune.url": svcs.Fortune, "services.greeting.url": svcs.Greeting} {
 		if svc != nil {
-			if err := reachable(ctx, field, svc.URL); err != nil {
+			if err := s.reachable(ctx, field, svc.URL); err != nil {
 				return err
 			}
 		}
 	}
 	if g := svcs.Gateway; g != nil {
 		for i, inst := range g.Instances {
-			if err := reachable(ctx, fmt.Sprintf("services.gateway.instances[%d].http", i), inst.HTTP); err != nil {
+			if err := s.reachable(ctx, fmt.Sprintf("services.gateway.instances[%d].http", i), inst.HTTP); err != nil {
 				return err
 			}
 		}
 	}
 	if cs := svcs.ConfigServer; cs != nil {
-		if err := reachable(ctx, "services.configServer.url", cs.URL); err != nil {
+		if err := s.reachable(ctx, "services.configServer.url", cs.URL); err != nil {
 			return err
 		}
-		if err := s.config.Preflight(); err != nil {
+		if err := s.config.Preflight(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// reachable accepts any HTTP answer: status codes are for the scenarios to judge.
-func reachable(ctx context.Context, field, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+// reachable accepts any HTTP answer: status codes are for the scenarios to judge. It asks with the run's
+// client, as every request of the harness: only declared origins, no redirect followed, bounded in time (10s)
+// and in what it reads (the headers only).
+func (s *Suite) reachable(ctx context.Context, field, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, reachableTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/", nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", field, err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	defer s.run.Waiting("the preflight's GET " + url + "/")()
+	resp, err := s.run.HTTP.Do(req)
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("no answer within %s", reachableTimeout)
+		}
 		return fmt.Errorf("cannot reach the target: %s (%s): %w\nIs the service running? Check %s in the target file", field, url, err, field)
 	}
 	resp.Body.Close()
 	return nil
 }
+
+// reachableTimeout bounds the preflight's first request to each service.
+const reachableTimeout = 10 * time.Second
 
 // MissingSurfaces are the surfaces the target lacks, each with the reason, as Preflight found them.
 func (s *Suite) MissingSurfaces() map[features.Surface]string { return s.auth.MissingSurfaces() }

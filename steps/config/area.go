@@ -66,13 +66,14 @@ func (a *Area) Close() {
 }
 
 // Preflight checks that the configuration repository can be listed and that its master holds none of the
-// shared files the scenarios assume absent; without a configuration server there is nothing to check.
-func (a *Area) Preflight() error {
+// shared files the scenarios assume absent; without a configuration server there is nothing to check. Both
+// end with ctx (the run's), each git operation within gitTimeout.
+func (a *Area) Preflight(ctx context.Context) error {
 	cs := a.run.Services().ConfigServer
 	if cs == nil {
 		return nil
 	}
-	if err := listable(cs.Repository); err != nil {
+	if err := listable(ctx, a.run, cs.Repository); err != nil {
 		return err
 	}
 	return a.preflightSharedFiles()
@@ -81,7 +82,7 @@ func (a *Area) Preflight() error {
 // workspace returns the shared clone of the configuration repository.
 func (a *Area) workspace() (*workspace, error) {
 	a.repoOnce.Do(func() {
-		a.repo, a.repoErr = openWorkspace(a.run.Services().ConfigServer.Repository)
+		a.repo, a.repoErr = openWorkspace(a.run, a.run.Services().ConfigServer.Repository)
 	})
 	return a.repo, a.repoErr
 }
@@ -94,12 +95,16 @@ func (a *Area) quoteSource() (*quoteSource, error) {
 	return a.quotes, a.quotesErr
 }
 
-func listable(r target.Repository) error {
-	remote := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{r.URI}})
-	if _, err := remote.List(&git.ListOptions{Auth: authOf(r)}); err != nil {
+func listable(ctx context.Context, run *core.Run, r target.Repository) error {
+	remote := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{gitURL(r.URI)}})
+	err := gitOp(ctx, run, "listing the refs of", r.URI, func(ctx context.Context) error {
+		_, err := remote.ListContext(ctx, &git.ListOptions{Auth: authOf(r)})
+		return err
+	})
+	if err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return fmt.Errorf("the configuration repository %s has no commit yet: the suite commits its files onto "+
-				"master and branches from it; commit one file to master first (a README will do)", r.URI)
+				"master and branches from it; commit one file to master first (a README will do)", redactedURI(r.URI))
 		}
 		hint := "Check services.configServer.repository in the target file (uri, username, password)"
 		if strings.Contains(err.Error(), "dubious ownership") {
@@ -109,7 +114,7 @@ func listable(r target.Repository) error {
 				"  printf '[safe]\\n\\tdirectory = *\\n[receive]\\n\\tdenyCurrentBranch = ignore\\n' >/tmp/tck.gitconfig\n" +
 				"  GIT_CONFIG_GLOBAL=/tmp/tck.gitconfig tck run --target ..."
 		}
-		return fmt.Errorf("cannot reach the configuration repository %s: %w\n%s", r.URI, err, hint)
+		return fmt.Errorf("cannot reach the configuration repository %s: %w\n%s", redactedURI(r.URI), err, hint)
 	}
 	return nil
 }

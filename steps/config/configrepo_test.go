@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,7 +102,7 @@ func TestPreflightConfigRepoAcceptsARepositoryWithoutSharedFilesOnMaster(t *test
 }
 
 func TestPreflightConfigRepoWithoutAConfigServerChecksNothing(t *testing.T) {
-	if err := New(core.NewRun(nil), nil).Preflight(); err != nil {
+	if err := New(core.NewRun(nil), nil).Preflight(context.Background()); err != nil {
 		t.Errorf("PreflightConfigRepo = %v, want nil", err)
 	}
 }
@@ -125,7 +126,7 @@ func TestAnEmptyRepositoryIsASetUpErrorThatSaysWhatToDo(t *testing.T) {
 	if out, err := exec.Command("git", "init", "--bare", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	err := listable(target.Repository{URI: dir})
+	err := listable(context.Background(), core.NewRun(nil), target.Repository{URI: dir})
 	if err == nil || !strings.Contains(err.Error(), "no commit yet") || strings.Contains(err.Error(), "password") {
 		t.Errorf("err = %v, want one that says the repository has no commit and what to do", err)
 	}

@@ -19,13 +19,18 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/fortune-tck/fortune-tck/steps/core"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
 // workspace is an in-memory clone of the target's configuration repository, through which scenarios commit and
-// push their files, branches and tags, as a person would with git.
+// push their files, branches and tags, as a person would with git. Every operation on the remote runs within
+// gitTimeout of the run's context (or of the context of the removal that asks), and over http(s) through the
+// steps' own bounded transport (gittransport.go).
 type workspace struct {
 	mu   sync.Mutex
+	run  *core.Run
+	uri  string // as the target file gives it
 	repo *git.Repository
 	fs   billy.Filesystem
 	auth transport.AuthMethod
@@ -35,18 +40,18 @@ type workspace struct {
 // own git-upload-pack and git-receive-pack, which go-git's default file transport runs: the steps leave
 // go-git's process-wide table of transports as it is (a configuration server in the same process may have
 // put its own there), and talk to a local repository as a person's git would.
-func openWorkspace(r target.Repository) (*workspace, error) {
-	w := &workspace{fs: memfs.New(), auth: authOf(r)}
+func openWorkspace(run *core.Run, r target.Repository) (*workspace, error) {
+	w := &workspace{run: run, uri: r.URI, fs: memfs.New(), auth: authOf(r)}
 	repo, err := git.Init(memory.NewStorage(), w.fs)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.URI}}); err != nil {
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{gitURL(r.URI)}}); err != nil {
 		return nil, err
 	}
 	w.repo = repo
 	if err := w.fetch(); err != nil {
-		return nil, fmt.Errorf("cloning the configuration repository %s: %w", r.URI, err)
+		return nil, fmt.Errorf("cloning the configuration repository %s: %w", redactedURI(r.URI), err)
 	}
 	return w, nil
 }
@@ -68,17 +73,19 @@ func (w *workspace) close() {
 // errClosed is what a removal finds after the end of the suite: nothing can be pushed any more.
 var errClosed = errors.New("the clone of the configuration repository is closed")
 
-func (w *workspace) fetch() error { return w.fetchContext(context.Background()) }
+func (w *workspace) fetch() error { return w.fetchContext(w.run.Context()) }
 
 func (w *workspace) fetchContext(ctx context.Context) error {
-	err := w.repo.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin", Auth: w.auth, Force: true, Tags: git.NoTags,
-		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"},
+	return gitOp(ctx, w.run, "git fetch from", w.uri, func(ctx context.Context) error {
+		err := w.repo.FetchContext(ctx, &git.FetchOptions{
+			RemoteName: "origin", Auth: w.auth, Force: true, Tags: git.NoTags,
+			RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"},
+		})
+		if errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return nil
+		}
+		return err
 	})
-	if errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil
-	}
-	return err
 }
 
 // head returns the commit a branch of the remote points at, or a tag's commit, fetched now.
@@ -249,7 +256,7 @@ func (w *workspace) tryCommit(branch, message string, files map[string]*string) 
 	if err != nil {
 		return commitResult{}, err
 	}
-	if err := w.push(context.Background(), hash, plumbing.NewBranchReferenceName(branch)); err != nil {
+	if err := w.push(w.run.Context(), hash, plumbing.NewBranchReferenceName(branch)); err != nil {
 		return commitResult{}, err
 	}
 	res.hash = hash.String()
@@ -332,13 +339,15 @@ func (w *workspace) deleteRef(ctx context.Context, ref plumbing.ReferenceName) e
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	err := w.retry(func() error {
-		err := w.repo.PushContext(ctx, &git.PushOptions{
-			RemoteName: "origin", Auth: w.auth, RefSpecs: []config.RefSpec{config.RefSpec(":" + ref.String())},
+		return gitOp(ctx, w.run, "git push to", w.uri, func(ctx context.Context) error {
+			err := w.repo.PushContext(ctx, &git.PushOptions{
+				RemoteName: "origin", Auth: w.auth, RefSpecs: []config.RefSpec{config.RefSpec(":" + ref.String())},
+			})
+			if errors.Is(err, git.NoErrAlreadyUpToDate) {
+				return nil
+			}
+			return err
 		})
-		if errors.Is(err, git.NoErrAlreadyUpToDate) {
-			return nil
-		}
-		return err
 	})
 	if err != nil {
 		return fmt.Errorf("deleting %s: %w", ref, err)
@@ -400,9 +409,11 @@ func (w *workspace) push(ctx context.Context, hash plumbing.Hash, ref plumbing.R
 	if err := w.repo.Storer.SetReference(plumbing.NewHashReference(local, hash)); err != nil {
 		return err
 	}
-	return w.repo.PushContext(ctx, &git.PushOptions{
-		RemoteName: "origin", Auth: w.auth,
-		RefSpecs: []config.RefSpec{config.RefSpec(local.String() + ":" + ref.String())},
+	return gitOp(ctx, w.run, "git push to", w.uri, func(ctx context.Context) error {
+		return w.repo.PushContext(ctx, &git.PushOptions{
+			RemoteName: "origin", Auth: w.auth,
+			RefSpecs: []config.RefSpec{config.RefSpec(local.String() + ":" + ref.String())},
+		})
 	})
 }
 
@@ -421,9 +432,11 @@ func (w *workspace) tag(name, branch string) error {
 	if err != nil {
 		return err
 	}
-	return w.repo.Push(&git.PushOptions{
-		RemoteName: "origin", Auth: w.auth,
-		RefSpecs: []config.RefSpec{config.RefSpec(ref.Name().String() + ":" + ref.Name().String())},
+	return gitOp(w.run.Context(), w.run, "git push to", w.uri, func(ctx context.Context) error {
+		return w.repo.PushContext(ctx, &git.PushOptions{
+			RemoteName: "origin", Auth: w.auth,
+			RefSpecs: []config.RefSpec{config.RefSpec(ref.Name().String() + ":" + ref.Name().String())},
+		})
 	})
 }
 
