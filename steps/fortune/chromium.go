@@ -1,6 +1,7 @@
 package fortune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -57,16 +59,21 @@ func (cr *chromiumSteps) register(sc *godog.ScenarioContext) {
 	})
 }
 
-// chrome is one headless Chromium and its tab.
+// chrome is one headless Chromium and its tab. Everything it loads goes through proxy, which lets through
+// only the origins the target file declares (core.Proxy: plain HTTP, HTTPS tunnels, WebSockets); it
+// downloads nothing; its profile and home are a folder of its own, removed with it.
 type chrome struct {
 	ctx   context.Context
+	proxy *core.Proxy
 	close func()
 }
 
 // chromiumPaths are where Debian and others install the browser.
 var chromiumPaths = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
-func startChrome() (*chrome, error) {
+// startChrome starts Chromium for the scenario: it ends with the scenario's context, within a minute, and is
+// killed with its folder removed by the run's Release if the run is stopped before the scenario ends.
+func (cr *chromiumSteps) startChrome() (*chrome, error) {
 	path := ""
 	for _, name := range chromiumPaths {
 		if p, err := exec.LookPath(name); err == nil {
@@ -84,25 +91,45 @@ func startChrome() (*chrome, error) {
 	if err != nil {
 		return nil, err
 	}
+	proxy, err := core.StartProxy(cr.Run.Origins)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.UserDataDir(dir),
 		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		// Every request through the proxy, loopback ones too (Chromium bypasses a proxy for them unless told).
+		chromedp.ProxyServer(proxy.URL), chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		// What Chromium writes beyond its profile (~/.pki, caches) goes into its folder too.
+		chromedp.Env("HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_CACHE_HOME="+dir, "XDG_DATA_HOME="+dir))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(cr.Run.Context(), opts...)
 	tab, cancelTab := chromedp.NewContext(alloc)
+	release := cr.Run.Hold(func() {
+		cancelTab()
+		cancelAlloc() // waits for the browser's process to end
+		proxy.Close()
+		_ = os.RemoveAll(dir)
+	})
 	// The first Run starts the browser, and lives as long as its context: start it before bounding the
 	// scenario's actions to one minute.
-	if err := chromedp.Do(tab); err != nil {
-		cancelTab()
-		cancelAlloc()
-		_ = os.RemoveAll(dir)
+	done := cr.Run.Waiting("starting Chromium")
+	err = chromedp.Do(tab)
+	if err == nil {
+		_, err = chromedp.CallBrowser(tab, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorDeny})
+	}
+	done()
+	if err != nil {
+		release()
 		return nil, core.Blockedf("starting Chromium (%s): %v", path, err)
 	}
 	ctx, cancelTimeout := context.WithTimeout(tab, time.Minute)
-	return &chrome{ctx: ctx, close: func() {
+	stop := context.AfterFunc(cr.Context(), cancelTimeout)
+	return &chrome{ctx: ctx, proxy: proxy, close: func() {
+		stop()
 		cancelTimeout()
-		cancelTab()
-		cancelAlloc()
-		_ = os.RemoveAll(dir)
+		release()
 	}}, nil
 }
 
@@ -111,10 +138,34 @@ func (cr *chromiumSteps) chromiumOpensGreeting() error {
 	if err != nil {
 		return err
 	}
-	if cr.chrome, err = startChrome(); err != nil {
+	if cr.chrome, err = cr.startChrome(); err != nil {
 		return err
 	}
-	return cr.inChrome(chromedp.Navigate(base + "/"))
+	return cr.inChrome("opening "+base+"/", chromedp.Navigate(base+"/"))
+}
+
+// maxChromiumPage bounds what the steps read of a page Chromium shows.
+const maxChromiumPage = 1 << 20
+
+// undeclared is the error of a Chromium that shows no page of a declared origin: the proxy refused to take it
+// where it was sent. Nil when it shows one.
+func (cr *chromiumSteps) undeclared(href string) error {
+	u, err := url.Parse(href)
+	if err == nil && cr.Run.Origins.Allows(u) {
+		return nil
+	}
+	blocked := cr.chrome.proxy.Blocked()
+	if len(blocked) == 0 && strings.HasPrefix(href, "about:") {
+		return nil // the blank page before the first navigation
+	}
+	return fmt.Errorf("Chromium shows %s, not a page of an origin the target file declares; it was sent to "+
+		"what the harness does not contact: %s (a login application on an origin of its own is named in "+
+		"allowedOrigins; see docs/safety.md)", core.Printable(href), strings.Join(blocked, ", "))
+}
+
+// href is the address of the page Chromium shows.
+func (cr *chromiumSteps) href() (string, error) {
+	return chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`location.href`))
 }
 
 // chromiumPage parses the page Chromium shows, with the target's page rules, so that the rules by meaning
@@ -126,11 +177,14 @@ func (cr *chromiumSteps) chromiumPage() (*auth.Page, error) {
 	if err := cr.chromiumWaitFor(`document.readyState === "complete"`); err != nil {
 		return nil, err
 	}
-	href, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`location.href`))
+	href, err := cr.href()
 	if err != nil {
 		return nil, err
 	}
-	doc, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	if err := cr.undeclared(href); err != nil {
+		return nil, err
+	}
+	doc, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.documentElement.outerHTML.slice(0, %d)`, maxChromiumPage)))
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +218,11 @@ func (cr *chromiumSteps) chromiumSignsIn(user, password string) error {
 	if name == nil {
 		return errors.New("the sign-in form has no field for the user name")
 	}
-	return cr.inChrome(chromedp.SendKeys(chromedp.Search(auth.XPath(name)), user),
+	// The page was of a declared origin when it was read; it still must be when the keys go in.
+	if href, err := cr.href(); err != nil || cr.undeclared(href) != nil {
+		return cmp.Or(err, cr.undeclared(href))
+	}
+	return cr.inChrome("signing in", chromedp.SendKeys(chromedp.Search(auth.XPath(name)), user),
 		chromedp.SendKeys(chromedp.Search(auth.XPath(pw)), password),
 		chromedp.Submit(chromedp.Search(auth.XPath(pw))))
 }
@@ -183,11 +241,11 @@ func (cr *chromiumSteps) chromiumApproves() error {
 		return err
 	}
 	for _, cb := range unticked {
-		if err := cr.inChrome(chromedp.Click(chromedp.Search(auth.XPath(cb)))); err != nil {
+		if err := cr.inChrome("unticking a scope", chromedp.Click(chromedp.Search(auth.XPath(cb)))); err != nil {
 			return err
 		}
 	}
-	return cr.inChrome(chromedp.Click(chromedp.Search(auth.XPath(approve))))
+	return cr.inChrome("approving", chromedp.Click(chromedp.Search(auth.XPath(approve))))
 }
 
 // chromiumShowsFortune waits for the greeting client's page and checks that it shows a fortune: an element
@@ -203,13 +261,13 @@ func (cr *chromiumSteps) chromiumShowsFortune() error {
 		return fmt.Errorf("Chromium did not come back to the greeting client: %w", err)
 	}
 	shown, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](
-		`(document.querySelector(".fortune, #fortune, blockquote") || {innerText: ""}).innerText`))
+		`(document.querySelector(".fortune, #fortune, blockquote") || {innerText: ""}).innerText.slice(0, 4096)`))
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(shown) == "" {
-		text, _ := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`document.body.innerText`))
-		return fmt.Errorf("the page shows no fortune (no element with class or id \"fortune\", or blockquote, with text):\n%s", text)
+		text, _ := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 4096)`))
+		return fmt.Errorf("the page shows no fortune (no element with class or id \"fortune\", or blockquote, with text):\n%s", core.Printable(text))
 	}
 	_, err = cr.fortuneWithChromeSession(base)
 	return err
@@ -254,7 +312,13 @@ func (cr *chromiumSteps) chromiumWaitFor(predicate string) error {
 		return errors.New("Chromium was not started in this scenario")
 	}
 	var last error
+	defer cr.Run.Waiting("Chromium's page to hold " + predicate)()
 	err := cr.Until(chromiumWait, "Chromium's page to hold "+predicate, func() (bool, error) {
+		if len(cr.chrome.proxy.Blocked()) > 0 { // sent where it may not go: no wait ends that
+			if href, err := cr.href(); err == nil && cr.undeclared(href) != nil {
+				return false, cr.undeclared(href)
+			}
+		}
 		ok, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[bool](predicate))
 		last = err
 		return err == nil && ok, nil
@@ -269,7 +333,16 @@ func (cr *chromiumSteps) chromiumScreenshot(name string) error {
 	if cr.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
-	png, err := chromedp.Run(cr.chrome.ctx, chromedp.FullScreenshot(100))
+	// The whole page, unless it is taller than maxShotHeight: then what the window shows.
+	height, err := chromedp.Run(cr.chrome.ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
+	if err != nil {
+		return err
+	}
+	shot := chromedp.FullScreenshot(100)
+	if height > maxShotHeight {
+		shot = chromedp.CaptureScreenshot()
+	}
+	png, err := chromedp.Run(cr.chrome.ctx, shot)
 	if err != nil {
 		return err
 	}
@@ -297,9 +370,14 @@ func (cr *chromiumSteps) attachScreenshot(ctx context.Context) context.Context {
 	return ctx
 }
 
-func (cr *chromiumSteps) inChrome(actions ...chromedp.Action[chromedp.Void]) error {
+// maxShotHeight bounds the height of a screenshot of the whole page, in CSS pixels.
+const maxShotHeight = 4096
+
+// inChrome runs actions in the scenario's Chromium, noted as what the run waits for.
+func (cr *chromiumSteps) inChrome(what string, actions ...chromedp.Action[chromedp.Void]) error {
 	if cr.chrome == nil {
 		return errors.New("Chromium was not started in this scenario")
 	}
+	defer cr.Run.Waiting("Chromium " + what)()
 	return chromedp.Do(cr.chrome.ctx, actions...)
 }
