@@ -49,6 +49,9 @@ type Options struct {
 	Concurrency int
 	// Now stamps the report; nil means time.Now.
 	Now func() time.Time
+	// Hurry, once closed, cuts short the removal of what an interrupted run created in the target: a second
+	// Ctrl-C. Nil never hurries.
+	Hurry <-chan struct{}
 }
 
 // Result is the outcome of a run.
@@ -75,9 +78,12 @@ const DefaultConcurrency = 4
 var ErrSetup = errors.New("the target cannot be tested")
 
 // Run runs the suite. It returns an error only when the run itself could not be done (bad features, an
-// unreachable target, a cancelled context); failed scenarios are in the Result.
-func Run(ctx context.Context, opts Options) (*Result, error) {
+// unreachable target, a cancelled context, a context whose time ran out: a *TimeoutError); failed scenarios
+// are in the Result. What it prints and writes and the error it returns show no secret of the run and no
+// control character of the target (output.go).
+func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	opts = withDefaults(opts)
+	color := isTerminal(opts.Output)
 	godogFormat, err := progress.Godog(opts.Format)
 	if err != nil {
 		return nil, err
@@ -94,6 +100,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	suite := steps.New(stepsEnv(opts.Target, opts))
+	clean := cleaner{suite.Secrets()}
+	term := newTerminal(opts.Output, clean)
+	opts.Output = term
+	running := &underway{m: map[string]string{}}
+	defer func() {
+		err = clean.error(stopped(ctx, suite, running, err))
+		if ferr := term.Flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}()
+	defer suite.Release()
 	if err := suite.Preflight(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -110,21 +127,31 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if plan.selected > 0 {
 		progress.Start(opts.Output, plan.selected, leftOut(cat, areas, opts.Tags, res))
 		began := time.Now()
-		err := runGodog(ctx, opts, godogFormat, plan, suite, cat, res)
+		err := runGodog(ctx, opts, color, godogFormat, plan, suite, cat, res, clean, running)
 		elapsed = time.Since(began)
-		// What scenarios created in the target and did not remove (a run interrupted in one) goes now.
-		if cerr := suite.Cleanup(ctx); cerr != nil {
-			fmt.Fprintf(opts.Output, "Warning: %v\n", cerr)
+		// What scenarios created in the target and did not remove (a run interrupted in one) goes now, also
+		// after a Ctrl-C, within cleanupTimeout unless a second one hurries it.
+		cctx, cancel := cleanupContext(ctx, opts.Hurry)
+		if cerr := suite.Cleanup(cctx); cerr != nil {
+			fmt.Fprintf(opts.Output, "Warning: %v\n", clean.text(cerr.Error()))
 		}
+		cancel()
 		if err != nil {
 			return nil, err
 		}
 		if err := stableIDs(opts.ReportsDir, cat); err != nil { // the verdicts stand; only the names are godog's
 			fmt.Fprintf(opts.Output, "Warning: scenarios keep godog's names: %v\n", err)
 		}
+		if err := maskReports(opts.ReportsDir, suite.Secrets()); err != nil {
+			return nil, err
+		}
 	}
 	markNeverRun(plan, res)
 	r, err := finish(opts, cat, areas, reasons, res, suite.LeftBehind(), elapsed)
+	if err == nil {
+		// The last point every report file passes through, whoever wrote it.
+		err = maskReports(opts.ReportsDir, suite.Secrets())
+	}
 	return r, err
 }
 
@@ -277,10 +304,11 @@ func leftOut(cat *catalog.Catalog, areas []features.Area, tags string, res *repo
 	return out
 }
 
-func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, suite *steps.Suite, cat *catalog.Catalog, res *report.Results) error {
+func runGodog(ctx context.Context, opts Options, color bool, godogFormat string, p plan, suite *steps.Suite, cat *catalog.Catalog,
+	res *report.Results, clean cleaner, running *underway) error {
 	var lines *progress.Lines
 	if opts.Format == progress.Scenarios {
-		lines = progress.NewLines(opts.Output, isTerminal(opts.Output))
+		lines = progress.NewLines(opts.Output, color)
 	}
 	var mu sync.Mutex
 	// features let the scenarios of a feature run side by side (read-locked) and a serial one with none of its
@@ -306,11 +334,12 @@ func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, sui
 			res.Set(s, o, "")
 		case blocked:
 			o = report.Blocked
-			res.Set(s, o, cause)
+			res.Set(s, o, clean.text(cause))
 		default:
 			o = report.Failed
-			res.Set(s, o, err.Error())
+			res.Set(s, o, clean.text(err.Error()))
 		}
+		running.end(sc.Id)
 		if lines != nil {
 			lines.Ended(o, time.Since(started[sc.Id]), s.ID())
 		}
@@ -338,6 +367,7 @@ func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, sui
 				mu.Lock()
 				started[sc.Id] = time.Now()
 				mu.Unlock()
+				running.start(sc.Id, s.ID())
 				return ctx, nil
 			})
 			suite.InitializeScenario(sc)
@@ -358,7 +388,7 @@ func runGodog(ctx context.Context, opts Options, godogFormat string, p plan, sui
 		Options: &godog.Options{
 			Format: fmt.Sprintf("%s,junit:%s,cucumber:%s", godogFormat,
 				filepath.Join(opts.ReportsDir, "junit.xml"), filepath.Join(opts.ReportsDir, "cucumber.json")),
-			Output: opts.Output, NoColors: !isTerminal(opts.Output),
+			Output: opts.Output, NoColors: !color,
 			FS: opts.Features, Paths: p.paths, Tags: p.tags,
 			Strict: true, Concurrency: opts.Concurrency, TestingT: opts.TestingT, DefaultContext: ctx,
 		},

@@ -79,8 +79,36 @@ func New(env Env) *Suite {
 	run := core.NewRun(env.Target)
 	env.Target = run.Target
 	return &Suite{env: env, run: run, auth: auth.New(run), gateway: gateway.New(run, env.Gateway),
-		config: config.New(run, env.StartApp)}
+		config: config.New(run, allowInstances(run, env.StartApp))}
 }
+
+// allowInstances adds the origin of every instance the harness starts to the run's origins: the steps talk to
+// it as to the target's services.
+func allowInstances(run *core.Run, start config.StartApp) config.StartApp {
+	if start == nil {
+		return nil
+	}
+	return func(ctx context.Context, name, profiles string) (config.Instance, error) {
+		inst, err := start(ctx, name, profiles)
+		if err == nil {
+			run.Origins.Allow(inst.URL(), "an instance the harness started")
+		}
+		return inst, err
+	}
+}
+
+// Secrets are the secrets of the run, which every output masks (core.Secrets).
+func (s *Suite) Secrets() *core.Secrets { return s.run.Secrets }
+
+// Origins are the only origins the run contacts (core.Origins).
+func (s *Suite) Origins() *core.Origins { return s.run.Origins }
+
+// StillWaiting names the operations under way: what a run that ran out of time was waiting for.
+func (s *Suite) StillWaiting() []string { return s.run.StillWaiting() }
+
+// Release releases what the run holds on the tester's machine (browsers and their folders), whatever
+// happened: the harness calls it at the end of every run, an interrupted one too.
+func (s *Suite) Release() { s.run.Release() }
 
 // InitializeTestSuite is godog's TestSuiteInitializer.
 func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {

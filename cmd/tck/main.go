@@ -11,10 +11,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/features"
@@ -42,7 +40,7 @@ const (
 const usage = `tck runs the fortune-tck conformance suite against an implementation of the interface.
 
 Usage:
-  tck run [--target FILE] [--tags EXPR] [--format progress|pretty] [--reports DIR] [--features DIR]
+  tck run [--target FILE] [--tags EXPR] [--format progress|pretty] [--reports DIR] [--timeout D] [--features DIR]
   tck coverage [--verbose] [--features DIR]
   tck validate FILE
   tck capabilities
@@ -67,7 +65,9 @@ Commands:
 
 Exit status: 0 no selected scenario failed or was blocked (those not supported or not under test do not count);
 1 some failed or were blocked (tck matrix --check: a difference without a note); 2 bad usage or target file;
-3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start); 130 interrupted.
+3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start, the
+run took longer than --timeout); 130 interrupted (Ctrl-C: the run removes what it created and stops what it
+started; a second Ctrl-C stops it at once).
 tck run first removes an earlier run's reports; one it cannot carry out leaves an index.html that says why.
 Run 'tck COMMAND --help' (or 'tck help COMMAND') for the flags of a command.
 `
@@ -158,6 +158,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		"removes those (and logs/*.log) of an earlier run, and one that cannot be carried out writes an\nindex.html that says why")
 	fl.IntVar(&o.concurrency, "concurrency", harness.DefaultConcurrency, "how many scenarios run at once (1: one after the other); those tagged @serial run alone")
 	fl.StringVar(&o.features, "features", "", "read features from this folder instead of the built-in ones")
+	fl.DurationVar(&o.timeout, "timeout", defaultTimeout, "stop the run after this long (e.g. 90s, 30m) and report, as its one error, what it was\n"+
+		"still waiting for; every request, git operation and browser action also has a deadline of its own")
 	fl.Usage = usageOf(fl, "tck run [flags]", "Runs the features against a target and writes reports. Without --target it builds the "+
 		"reference from this checkout,\nstarts its services on free ports and stops them at the end. Exit status: see tck --help.")
 	if code, done := parse(fl, args, stdout); done {
@@ -185,7 +187,12 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 type runOptions struct {
 	target, tags, format, reports, features string
 	concurrency                             int
+	timeout                                 time.Duration
 }
+
+// defaultTimeout is how long a run may take at most unless --timeout says otherwise: the reference's whole
+// suite takes about a minute.
+const defaultTimeout = 15 * time.Minute
 
 // failure is why a run ended without a verdict: printed when it happens, and kept for the page that takes the
 // place of the reports.
@@ -227,8 +234,13 @@ func runChecked(o runOptions, f *failure, stdout io.Writer) int {
 	if err := harness.CheckTags(o.tags, fsys); err != nil {
 		return f.fail(exitUsage, "tck run: --tags: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if o.timeout <= 0 {
+		return f.fail(exitUsage, "tck run: --timeout %s: give a positive duration such as 90s or 30m", o.timeout)
+	}
+	sig := onInterrupt(f.stderr)
+	defer sig.stop()
+	ctx, cancel := context.WithTimeoutCause(sig.ctx, o.timeout, harness.ErrTimeout)
+	defer cancel()
 
 	tg, code := loadOrBoot(ctx, o.target, o.reports, stdout, f)
 	if tg == nil {
@@ -236,9 +248,11 @@ func runChecked(o runOptions, f *failure, stdout io.Writer) int {
 	}
 	defer tg.stop()
 	res, err := harness.Run(ctx, harness.Options{Target: tg.target, Tags: o.tags, Format: o.format,
-		ReportsDir: o.reports, Output: stdout, Features: fsys, Concurrency: o.concurrency})
+		ReportsDir: o.reports, Output: stdout, Features: fsys, Concurrency: o.concurrency, Hurry: sig.hurry})
 	switch {
-	case ctx.Err() != nil:
+	case errors.Is(context.Cause(ctx), harness.ErrTimeout) && err != nil:
+		return f.fail(exitRunError, "tck: the run took longer than --timeout %s and was stopped: %v", o.timeout, err)
+	case sig.ctx.Err() != nil:
 		return f.fail(exitInterrupted, "tck: interrupted; stopping the services it started")
 	case err != nil:
 		return f.fail(exitRunError, "tck: %v", err)
@@ -269,7 +283,7 @@ func loadOrBoot(ctx context.Context, file, reports string, stdout io.Writer, f *
 		LogDir: reports + "/logs", Progress: stdout})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, f.fail(exitInterrupted, "tck: interrupted while booting the reference")
+			return nil, stoppedWhile(ctx, f, "booting the reference")
 		}
 		return nil, f.fail(exitRunError, "tck: booting the reference: %v", err)
 	}
@@ -287,11 +301,19 @@ func startContainers(ctx context.Context, t *target.Target, reports string, f *f
 		LogDir: filepath.Join(reports, "logs"), Logger: log})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, f.fail(exitInterrupted, "tck: interrupted while starting the target's containers")
+			return nil, stoppedWhile(ctx, f, "starting the target's containers")
 		}
 		return nil, f.fail(exitRunError, "tck: starting the target's containers: %v", err)
 	}
 	return &booted{target: t, stop: set.Stop}, exitOK
+}
+
+// stoppedWhile is the status of a run stopped before its scenarios: by its --timeout or by a signal.
+func stoppedWhile(ctx context.Context, f *failure, what string) int {
+	if errors.Is(context.Cause(ctx), harness.ErrTimeout) {
+		return f.fail(exitRunError, "tck: the run took longer than --timeout while %s", what)
+	}
+	return f.fail(exitInterrupted, "tck: interrupted while %s", what)
 }
 
 func featuresFS(dir string) (fs.FS, error) {

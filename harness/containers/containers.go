@@ -290,12 +290,19 @@ func answers(ctx context.Context, url, path string) bool {
 	if err != nil {
 		return false
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := readinessClient.Do(req)
 	if err != nil {
 		return false
 	}
 	resp.Body.Close()
 	return resp.StatusCode < 500
+}
+
+// readinessClient asks a container the harness started whether it answers: a redirect is an answer, never
+// followed.
+var readinessClient = &http.Client{
+	Timeout:       2 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
 // logged tells whether a line of the container's log matches p; a nil p is no condition.

@@ -69,7 +69,8 @@ type waiting struct {
 	since time.Time
 }
 
-// Waiting notes an operation under way until done is called: `defer r.Waiting("GET " + url)()`.
+// Waiting notes an operation under way until done is called: `defer r.Waiting("GET " + url)()`. An operation
+// the end of the run's context stopped stays noted, for the message of a run that ran out of time.
 func (r *Run) Waiting(what string) (done func()) {
 	w := &r.waits
 	w.mu.Lock()
@@ -81,6 +82,9 @@ func (r *Run) Waiting(what string) (done func()) {
 	id := w.next
 	w.m[id] = waiting{what: what, since: time.Now()}
 	return func() {
+		if r.Context().Err() != nil {
+			return // what the run was waiting for when it was stopped stays named
+		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		delete(w.m, id)
