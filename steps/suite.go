@@ -91,7 +91,7 @@ func allowInstances(run *core.Run, start config.StartApp) config.StartApp {
 	return func(ctx context.Context, name, profiles string) (config.Instance, error) {
 		inst, err := start(ctx, name, profiles)
 		if err == nil {
-			run.Origins.Allow(inst.URL(), "an instance the harness started")
+			run.Origins.Allow(inst.URL())
 		}
 		return inst, err
 	}

@@ -98,39 +98,45 @@ func resolveEndpoints(ctx context.Context, client *resty.Client, origins *core.O
 		found.CheckToken = strings.TrimSuffix(base, "/oauth/token") + "/check_token"
 	}
 	if doc != nil {
-		if err := allowDiscovered(origins, docURL, doc); err != nil {
+		if err := checkDiscovered(origins, overlaidDoc(doc, as.Endpoints)); err != nil {
 			return endpoints{}, nil, fmt.Errorf("%s: the discovery document at %s %w", field, docURL, err)
 		}
 	}
 	return overlay(found, as.Endpoints), doc, nil
 }
 
-// allowDiscovered adds to the run's origins those of the endpoints the discovery document names on the host
-// it was read from (another port included: a server may serve its API on one); an endpoint on another host is
-// an error unless the target file declares its origin (allowedOrigins).
-func allowDiscovered(origins *core.Origins, docURL string, doc *discoveryDocument) error {
-	from, err := url.Parse(docURL)
-	if err != nil {
-		return err
-	}
+// checkDiscovered checks that every endpoint the discovery document names is on an origin the target file
+// declares: the issuer's (or the url's, or the discovery document's), an endpoint given one by one, or one of
+// allowedOrigins. Another origin, another port of the issuer's host included, would let a document send the
+// harness, with its tokens, to any service of the tester's machine or network.
+func checkDiscovered(origins *core.Origins, doc *discoveryDocument) error {
 	for _, m := range []struct{ name, v string }{{"authorization_endpoint", doc.AuthorizationEndpoint},
 		{"token_endpoint", doc.TokenEndpoint}, {"userinfo_endpoint", doc.UserinfoEndpoint}, {"jwks_uri", doc.JWKSURI},
 		{"introspection_endpoint", doc.IntrospectionEndpoint}, {"revocation_endpoint", doc.RevocationEndpoint}} {
 		u, err := url.Parse(m.v)
-		if m.v == "" || err != nil {
+		if m.v == "" || err != nil || origins.Allows(u) {
 			continue
 		}
-		switch {
-		case origins.Allows(u):
-		case strings.EqualFold(u.Hostname(), from.Hostname()):
-			origins.Allow(m.v, "the discovery document at "+docURL)
-		default:
-			return fmt.Errorf("names %s %s, on a host the target file does not declare: the harness contacts only "+
-				"the issuer's host and the origins the file names; if the server really lives there, add %s to allowedOrigins",
-				m.name, core.Redacted(u), originOf(m.v))
-		}
+		return fmt.Errorf("names %s %s, on an origin the target file does not declare: the harness contacts only "+
+			"the issuer's origin and those the file names; if the server really serves it there, add %s to "+
+			"allowedOrigins (or give the endpoint in services.authServer.endpoints)", m.name, core.Redacted(u), originOf(m.v))
 	}
 	return nil
+}
+
+// overlaidDoc is the document without the endpoints the target file gives in their place: those are not used.
+func overlaidDoc(doc *discoveryDocument, given target.Endpoints) *discoveryDocument {
+	d := *doc
+	for _, e := range []struct {
+		given string
+		found *string
+	}{{given.Authorization, &d.AuthorizationEndpoint}, {given.Token, &d.TokenEndpoint}, {given.Userinfo, &d.UserinfoEndpoint},
+		{given.JWKS, &d.JWKSURI}, {given.Introspection, &d.IntrospectionEndpoint}, {given.Revocation, &d.RevocationEndpoint}} {
+		if e.given != "" {
+			*e.found = ""
+		}
+	}
+	return &d
 }
 
 // uaaEndpoints are UAA's paths under its base URL; its issuer is the token endpoint's address (spec 9.2).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -73,25 +72,24 @@ func TestAFormSendsNothingToAnUndeclaredOrigin(t *testing.T) {
 	}
 }
 
-// A discovery document that names an endpoint on another host fails the preflight, unless the target file
-// declares that origin; the endpoints on the issuer's host are allowed.
-func TestDiscoveredEndpointsAreAllowedOnTheIssuersHostOnly(t *testing.T) {
-	run := core.NewRun(&target.Target{})
-	doc := &discoveryDocument{AuthorizationEndpoint: "http://127.0.0.1:9130/authorize", TokenEndpoint: "http://127.0.0.1:9131/token"}
-	if err := allowDiscovered(run.Origins, "http://127.0.0.1:9130/.well-known/openid-configuration", doc); err != nil {
+// A discovery document that names an endpoint on an origin the target file does not declare, another port
+// of the issuer's host included, fails the preflight, unless the file declares that origin.
+func TestDiscoveredEndpointsMustBeOnDeclaredOrigins(t *testing.T) {
+	run := core.NewRun(&target.Target{Services: target.Services{AuthServer: &target.AuthServer{Issuer: "http://127.0.0.1:9130"}}})
+	doc := &discoveryDocument{AuthorizationEndpoint: "http://127.0.0.1:9130/authorize", TokenEndpoint: "http://127.0.0.1:9130/token"}
+	if err := checkDiscovered(run.Origins, doc); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := url.Parse("http://127.0.0.1:9131/x"); !run.Origins.Allows(u) {
-		t.Error("an endpoint on the issuer's host, another port, is not allowed")
+	for _, away := range []string{"http://127.0.0.1:6379/", "http://169.254.169.254/latest/meta-data/"} {
+		doc.UserinfoEndpoint = away
+		err := checkDiscovered(run.Origins, doc)
+		if o, _ := target.Origin(away); err == nil || !strings.Contains(err.Error(), "userinfo_endpoint "+away) ||
+			!strings.Contains(err.Error(), "add "+originOf(away)+" to allowedOrigins") {
+			t.Errorf("%s: err = %v (origin %s)", away, err, o)
+		}
 	}
-	doc.UserinfoEndpoint = "http://169.254.169.254/latest/meta-data/"
-	err := allowDiscovered(run.Origins, "http://127.0.0.1:9130/.well-known/openid-configuration", doc)
-	if err == nil || !strings.Contains(err.Error(), "userinfo_endpoint http://169.254.169.254/latest/meta-data/") ||
-		!strings.Contains(err.Error(), "add http://169.254.169.254 to allowedOrigins") {
-		t.Errorf("err = %v", err)
-	}
-	run = core.NewRun(&target.Target{AllowedOrigins: []string{"http://169.254.169.254"}})
-	if err := allowDiscovered(run.Origins, "http://127.0.0.1:9130/.well-known/openid-configuration", doc); err != nil {
+	run = core.NewRun(&target.Target{AllowedOrigins: []string{"http://127.0.0.1:9130", "http://169.254.169.254"}})
+	if err := checkDiscovered(run.Origins, doc); err != nil {
 		t.Errorf("a declared origin is refused: %v", err)
 	}
 }

@@ -13,46 +13,43 @@ import (
 
 // Origins is the run's origin policy: the only origins (scheme://host:port) the harness contacts, over HTTP,
 // through its Go browser and through Chromium. They are the ones the target file declares (target.Origins:
-// the services, their endpoints, allowedOrigins), the endpoints the issuer's discovery document names on the
-// issuer's host (added by the auth area when it reads it), and the servers the harness itself starts for a
-// scenario (a configuration application's instances). The redirect URIs of the clients are not among them:
-// the browsers catch a redirect there and never follow it.
+// the services, their endpoints, allowedOrigins) and the servers the harness itself starts for a scenario (a
+// configuration application's instances). The endpoints of the issuer's discovery document must be on them
+// (the auth area checks them when it reads it). The redirect URIs of the clients are not among them: the
+// browsers catch a redirect there and never follow it.
 //
 // A redirect to any other origin is never followed: it is a failure of the scenario that names where it went.
 // The metadata service of a cloud machine, a service of the tester's network, a file on the tester's disk are
 // out of a target's reach.
 type Origins struct {
 	mu      sync.RWMutex
-	allowed []string            // origins, target.Origin's form
-	addrs   map[string]bool     // host:port of every allowed origin, and of the proxies the environment names
-	why     map[string][]string // origin -> who declared it, for the docs and the messages
+	allowed []string        // origins, target.Origin's form
+	addrs   map[string]bool // host:port of every allowed origin, and of the proxies the environment names
 }
 
 // NewOrigins is the policy of a target file.
 func NewOrigins(t *target.Target) *Origins {
-	o := &Origins{addrs: map[string]bool{}, why: map[string][]string{}}
+	o := &Origins{addrs: map[string]bool{}}
 	for _, origin := range t.Origins() {
-		o.add(origin, "the target file")
+		o.add(origin)
 	}
 	return o
 }
 
-// Allow adds the origin of an absolute http(s) URL, for the reason given; anything else is ignored.
-func (o *Origins) Allow(raw, why string) {
+// Allow adds the origin of an absolute http(s) URL, such as a server the harness started; anything else is
+// ignored.
+func (o *Origins) Allow(raw string) {
 	if origin, ok := target.Origin(raw); ok {
-		o.add(origin, why)
+		o.add(origin)
 	}
 }
 
-func (o *Origins) add(origin, why string) {
+func (o *Origins) add(origin string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !slices.Contains(o.allowed, origin) {
 		o.allowed = append(o.allowed, origin)
 		o.addrs[strings.SplitN(origin, "://", 2)[1]] = true
-	}
-	if !slices.Contains(o.why[origin], why) {
-		o.why[origin] = append(o.why[origin], why)
 	}
 }
 
@@ -65,12 +62,6 @@ func (o *Origins) Allows(u *url.URL) bool {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	return slices.Contains(o.allowed, origin)
-}
-
-// AllowsRaw is Allows for a URL as written; an unparsable one is not allowed.
-func (o *Origins) AllowsRaw(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && o.Allows(u)
 }
 
 // Check is nil for a URL of an allowed origin, and an *UndeclaredOriginError otherwise.
@@ -86,18 +77,6 @@ func (o *Origins) List() []string {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	return slices.Clone(o.allowed)
-}
-
-// Hosts are the host names of the allowed origins, without their ports.
-func (o *Origins) Hosts() []string {
-	var out []string
-	for _, origin := range o.List() {
-		u, _ := url.Parse(origin)
-		if h := u.Hostname(); !slices.Contains(out, h) {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // allowsAddr tells whether a host:port the transport dials belongs to an allowed origin or a proxy.
