@@ -99,6 +99,17 @@ func (t *gitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// go-git takes an answer whose request differs from the endpoint (its scheme, here) for a redirect, and
+	// moves the endpoint there; an answer without a request is none (ModifyEndpointIfRedirect). The transport
+	// follows no redirect, so there is none to tell. go-git's own error for a status that is no success reads
+	// the request, so such an answer is an error of the transport's.
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		body, _, _ := core.ReadBody(resp.Body, 512)
+		return nil, fmt.Errorf("the repository's server answered %s to %s %s: %s", resp.Status, req.Method,
+			core.Redacted(req.URL), core.Printable(strings.TrimSpace(string(body))))
+	}
+	resp.Request = nil
 	limit, what := int64(maxPack), "answer"
 	if strings.HasSuffix(req.URL.Path, "/info/refs") {
 		limit, what = maxRefList, "list of refs"
