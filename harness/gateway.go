@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -87,10 +89,12 @@ func runOnManifest(ctx context.Context, field, command, name string, manifest []
 	return nil
 }
 
+// readAll reads the access logs, the last maxAccessLog of each: the lines a scenario looks for are its own,
+// at the end, and a log of gigabytes is not read into memory.
 func readAll(paths []string) (string, error) {
 	var b strings.Builder
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := readTail(p, maxAccessLog)
 		if err != nil {
 			return "", fmt.Errorf("reading the gateway's access log (services.gateway.accessLogs): %w", err)
 		}
@@ -98,6 +102,33 @@ func readAll(paths []string) (string, error) {
 		b.WriteString("\n")
 	}
 	return b.String(), nil
+}
+
+// maxAccessLog is how much of the end of an access log readAll reads.
+const maxAccessLog = 8 << 20
+
+// readTail reads the last limit bytes of a file, from the start of a line.
+func readTail(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	from := max(0, st.Size()-limit)
+	data, err := io.ReadAll(io.NewSectionReader(f, from, st.Size()-from))
+	if err != nil {
+		return nil, err
+	}
+	if from > 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return data, nil
 }
 
 // checkManifestDir tells, before any scenario, whether the harness can write into the folder the gateway

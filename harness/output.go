@@ -56,7 +56,7 @@ var sgr = regexp.MustCompile(`\x1b\[(?:1;)?3[0-7]m|\x1b\[0m`)
 // terminal is the terminal of a run: what is written to it goes out line by line, secrets masked and control
 // characters escaped but for the colour sequences of sgr (the messages of the summary were cleaned before,
 // where they were recorded; godog's pretty format prints a step's error as the step returned it).
-// A line longer than maxLine goes out in pieces that keep back the length of the longest secret.
+// A line longer than maxLine goes out in pieces, each masked before it is cut from the rest.
 type terminal struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -83,12 +83,15 @@ func (t *terminal) Write(p []byte) (int, error) {
 		}
 		t.buf = t.buf[i+1:]
 	}
-	if keep := t.c.secrets.Longest(); len(t.buf) > maxLine+keep {
-		cut := len(t.buf) - keep
-		if err := t.emit(t.buf[:cut]); err != nil {
+	if keep := max(0, t.c.secrets.Longest()-1); len(t.buf) > maxLine+keep {
+		// Masked whole first: a secret that ends in the buffer is masked wherever it starts, and one that
+		// does not end in it yet starts within its last keep bytes, which wait for the next write.
+		masked := t.c.secrets.MaskBytes(t.buf)
+		cut := len(masked) - keep
+		if err := t.emit(masked[:cut]); err != nil {
 			return len(p), err
 		}
-		t.buf = t.buf[cut:]
+		t.buf = append([]byte(nil), masked[cut:]...)
 	}
 	if len(t.buf) == 0 {
 		t.buf = nil

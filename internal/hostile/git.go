@@ -41,7 +41,6 @@ func (s *Server) gitAuth(h http.HandlerFunc) http.HandlerFunc {
 // pktLine is a line of git's protocol.
 func pktLine(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
 
-
 func advertisementStart(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
 	fmt.Fprint(w, pktLine("# service=git-upload-pack\n")+"0000")
