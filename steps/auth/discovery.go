@@ -72,7 +72,7 @@ func discoveryURL(issuer string) string { return strings.TrimRight(issuer, "/") 
 //
 // The discovery document is returned too (nil for a UAA-shaped server without one): its scopes, grants and
 // client authentication methods tell the steps how to ask.
-func resolveEndpoints(ctx context.Context, client *resty.Client, origins *core.Origins, as *target.AuthServer) (endpoints, *discoveryDocument, error) {
+func resolveEndpoints(ctx context.Context, client *resty.Client, run *core.Run, as *target.AuthServer) (endpoints, *discoveryDocument, error) {
 	docURL, field, optional := as.Discovery, "services.authServer.discovery", false
 	switch {
 	case docURL != "":
@@ -81,7 +81,9 @@ func resolveEndpoints(ctx context.Context, client *resty.Client, origins *core.O
 	default:
 		docURL, field, optional = discoveryURL(as.URL), "services.authServer.url", true
 	}
+	done := run.Waiting("the discovery document at " + docURL)
 	doc, err := fetchDiscovery(ctx, client, docURL, as.Issuer)
+	done()
 	var found endpoints
 	switch {
 	case err == errNoDocument && optional:
@@ -98,7 +100,7 @@ func resolveEndpoints(ctx context.Context, client *resty.Client, origins *core.O
 		found.CheckToken = strings.TrimSuffix(base, "/oauth/token") + "/check_token"
 	}
 	if doc != nil {
-		if err := checkDiscovered(origins, overlaidDoc(doc, as.Endpoints)); err != nil {
+		if err := checkDiscovered(run.Origins, overlaidDoc(doc, as.Endpoints)); err != nil {
 			return endpoints{}, nil, fmt.Errorf("%s: the discovery document at %s %w", field, docURL, err)
 		}
 	}

@@ -20,12 +20,15 @@ import (
 // every scenario.
 func (s *Server) preflightAuth(ctx context.Context, as *target.AuthServer) error {
 	probes := core.NewRestyClient(s.run.HTTP, func(*core.Exchange) {}) // no scenario's evidence
-	ep, doc, err := resolveEndpoints(ctx, probes, s.run.Origins, as)
+	ep, doc, err := resolveEndpoints(ctx, probes, s.run, as)
 	if err != nil {
 		return err
 	}
 	s.endpoints, s.discovery = ep, doc
-	if err := probeCheckToken(ctx, probes, ep.CheckToken); err != nil {
+	done := s.run.Waiting("the preflight's probe of check_token at " + ep.CheckToken)
+	err = probeCheckToken(ctx, probes, ep.CheckToken)
+	done()
+	if err != nil {
 		s.missing[features.SurfaceCheckToken] = err.Error()
 	}
 	if p := s.adminAPI; p != nil {
