@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/fortune-tck/fortune-tck/harness/catalog"
 	"github.com/fortune-tck/fortune-tck/steps/core"
 )
 
@@ -29,8 +31,9 @@ import (
 // cleaner makes target text safe to show.
 type cleaner struct{ secrets *core.Secrets }
 
-// text masks the secrets in s and escapes its control characters.
-func (c cleaner) text(s string) string { return c.secrets.Mask(core.Printable(s)) }
+// text masks the secrets in s (by value, and the secret parameters of URLs by name) and escapes its control
+// characters.
+func (c cleaner) text(s string) string { return core.MaskParams(c.secrets.Mask(core.Printable(s))) }
 
 // cleanError is an error whose message was made safe to show; errors.Is and As see the error it cleans.
 type cleanError struct {
@@ -124,6 +127,37 @@ func (t *terminal) emit(line []byte) error {
 	_, err := io.WriteString(t.w, t.c.secrets.Mask(out.String()))
 	return err
 }
+
+// vocabulary is the suite's own text: its features (and whatever else the folder holds, sections.yaml), the
+// IDs of its scenarios and the words of its report formats. A secret that is a word of it is weak
+// (core.Secrets): masking it in messages and report files would cut the suite's own words, a demo client's
+// secret "secret" the scenario named "...-with-a-wrong-secret".
+func vocabulary(fsys fs.FS, cat *catalog.Catalog) string {
+	var b strings.Builder
+	_ = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, err := fs.ReadFile(fsys, path); err == nil {
+				b.Write(data)
+				b.WriteByte('\n')
+			}
+		}
+		return nil
+	})
+	for _, sc := range cat.Scenarios {
+		b.WriteString(sc.ID() + "\n")
+	}
+	b.WriteString(reportWords)
+	return b.String()
+}
+
+// reportWords are the keys and names of the report formats, which masking must leave whole.
+const reportWords = `keyword elements embeddings mime_type media status passed failed skipped undefined pending ambiguous
+duration description location match result steps name line type tags uri data error_message background scenario
+feature testsuites testsuite testcase failure error message classname tests failures errors time properties
+property implementation organization project version contact profiles core extended summary statistics
+supportedFeatures unsupportedFeatures untestedServices scenarios reason cause outcome blocked notSupported
+notUnderTest success partial leftBehind conformance exchanges requestHeaders requestBody responseHeaders
+responseBody responseBodySize received method`
 
 // reportFiles are the files of a run that maskReports rewrites.
 var reportFiles = []string{"conformance-report.yaml", "junit.xml", "cucumber.json", "index.html"}

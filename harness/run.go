@@ -100,6 +100,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	suite := steps.New(stepsEnv(opts.Target, opts))
+	suite.Secrets().SetVocabulary(vocabulary(opts.Features, cat))
 	clean := cleaner{suite.Secrets()}
 	term := newTerminal(opts.Output, clean)
 	opts.Output = term

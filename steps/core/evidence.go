@@ -67,14 +67,14 @@ func evidenceOf(exs []*Exchange, secrets *Secrets) []ExchangeRecord {
 		if e.bodySize > 0 {
 			size = e.bodySize
 		}
-		body := secrets.Mask(string(e.Body))
+		body := secrets.MaskEvidence(string(e.Body))
 		if e.BodyCut {
 			body += fmt.Sprintf("… (cut: the answer was longer than the %d bytes the harness reads)", size)
 		}
 		out = append(out, ExchangeRecord{
-			Method: e.Method, URL: secrets.Mask(maskURL(e.URL)),
+			Method: e.Method, URL: secrets.MaskEvidence(maskURL(e.URL)),
 			RequestHeaders: maskHeaderValues(maskHeaders(e.RequestHeader), secrets),
-			RequestBody:    secrets.Mask(string(maskBody(e.RequestHeader.Get("Content-Type"), e.RequestBody))),
+			RequestBody:    secrets.MaskEvidence(string(maskBody(e.RequestHeader.Get("Content-Type"), e.RequestBody))),
 			Status:         e.Status, ResponseHeaders: maskHeaderValues(maskHeaders(e.Header), secrets),
 			ResponseBody: body, ResponseBodySize: size,
 			Sent: e.Sent, Received: e.Received,
@@ -137,7 +137,7 @@ func cutHeaders(h http.Header) http.Header {
 func maskHeaderValues(h http.Header, secrets *Secrets) http.Header {
 	for name, values := range h {
 		for i, v := range values {
-			values[i] = secrets.Mask(v)
+			values[i] = secrets.MaskEvidence(v)
 		}
 		h[name] = values
 	}

@@ -218,7 +218,7 @@ func (s *Scenario) Failf(format string, args ...any) error {
 	if s.Last != nil {
 		msg += "\n" + s.Last.String()
 	}
-	return fmt.Errorf("%s", s.Run.Secrets.Mask(Printable(msg)))
+	return fmt.Errorf("%s", MaskParams(s.Run.Secrets.Mask(Printable(msg))))
 }
 
 func (e *Exchange) String() string {
@@ -264,7 +264,7 @@ func (s *Scenario) AttachEvidence(ctx context.Context, _ *godog.Scenario, err er
 		return ctx, nil
 	}
 	if s.Last != nil {
-		text := s.Run.Secrets.Mask(s.Last.masked().String())
+		text := s.Run.Secrets.MaskEvidence(s.Last.masked().String())
 		ctx = godog.Attach(ctx, godog.Attachment{FileName: "last exchange", MediaType: "text/plain", Body: []byte(text)})
 	}
 	if len(s.exchanges) > 0 {

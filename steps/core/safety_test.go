@@ -148,3 +148,29 @@ func TestPrintableEscapesControls(t *testing.T) {
 		t.Errorf("Printable changed %q", s)
 	}
 }
+
+// A secret that is a word of the suite's own text (a demo's client secret "secret") is masked in the
+// evidence, which shows the target's bytes, and left whole elsewhere, where masking it would cut the suite's
+// own words.
+func TestAWeakSecretIsMaskedInTheEvidenceOnly(t *testing.T) {
+	r := NewRun(&target.Target{Services: target.Services{AuthServer: &target.AuthServer{Fixtures: &target.Fixtures{
+		Clients: target.Clients{Web: &target.Client{ClientID: "web", ClientSecret: "secret"}, Resource: &target.Client{ClientID: "rs", ClientSecret: "rs-s3cret"}}}}}})
+	r.Secrets.SetVocabulary("Scenario: the token check refuses a resource client with a wrong secret")
+	if got := r.Secrets.Mask("with-a-wrong-secret, rs-s3cret"); got != "with-a-wrong-secret, ***" {
+		t.Errorf("Mask = %q", got)
+	}
+	s := NewScenario(r)
+	s.Keep(&Exchange{Method: http.MethodGet, URL: "http://t/", Status: 500, Body: []byte("client_secret is secret")})
+	if got := s.Evidence()[0].ResponseBody; got != "client_*** is ***" {
+		t.Errorf("the evidence shows %q", got)
+	}
+}
+
+// The secret parameters of a URL in a message are masked by name, whatever their value.
+func TestMaskParamsMasksSecretParametersByName(t *testing.T) {
+	in := `sent back at once (https://c.invalid/cb?code=eyJ.x.y&state=s1) and http://t/login?user=a&password=p#f; code="kept"`
+	want := `sent back at once (https://c.invalid/cb?code=***&state=s1) and http://t/login?user=a&password=***#f; code="kept"`
+	if got := MaskParams(in); got != want {
+		t.Errorf("MaskParams =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"html"
 	"html/template"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -23,12 +24,17 @@ import (
 // brought (Learn). Each is masked as written and as the encodings it travels in: form and path escaping, JSON,
 // HTML and XML escaping, and HTTP Basic credentials in base64.
 //
-// Values shorter than MinSecret are not masked: masking "pw" would mask every word that holds it.
+// Values shorter than MinSecret are not masked: masking "pw" would mask every word that holds it. A secret that
+// is a word of the suite's own text (SetVocabulary: a demo's client secret "secret" is in a scenario's name) is
+// weak: masked where the target's own bytes are shown (MaskEvidence: the evidence of a scenario), not in
+// messages, on the terminal or across the report files, where masking it would cut the suite's own words.
 type Secrets struct {
-	mu       sync.RWMutex
-	values   map[string]bool
-	replacer *strings.Replacer // nil: rebuilt on the next use
-	longest  int
+	mu         sync.RWMutex
+	values     map[string]bool
+	vocabulary string
+	strong     *strings.Replacer // the secrets that are no word of the vocabulary; nil: rebuilt on the next use
+	all        *strings.Replacer // every secret
+	longest    int
 }
 
 // MinSecret is the length below which a value is not masked.
@@ -77,7 +83,7 @@ func (s *Secrets) Add(values ...string) {
 	for _, v := range values {
 		if len(v) >= MinSecret && !s.values[v] {
 			s.values[v] = true
-			s.replacer = nil
+			s.strong, s.all = nil, nil
 		}
 	}
 }
@@ -111,26 +117,43 @@ func (s *Secrets) Learn(body []byte) {
 	}
 }
 
-// Mask replaces every secret in text, in each of its encodings.
+// SetVocabulary gives the suite's own text (its features, its scenarios' names): a secret found in it is weak.
+func (s *Secrets) SetVocabulary(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.vocabulary = text
+	s.strong, s.all = nil, nil
+}
+
+// Mask replaces every secret but the weak ones in text, in each of their encodings.
 func (s *Secrets) Mask(text string) string {
-	r := s.current()
-	if r == nil {
+	strong, _ := s.current()
+	if strong == nil {
 		return text
 	}
-	return r.Replace(text)
+	return strong.Replace(text)
 }
 
 // MaskBytes is Mask for bytes.
 func (s *Secrets) MaskBytes(b []byte) []byte {
-	r := s.current()
-	if r == nil {
+	strong, _ := s.current()
+	if strong == nil {
 		return b
 	}
-	return []byte(r.Replace(string(b)))
+	return []byte(strong.Replace(string(b)))
 }
 
-// Longest is the length of the longest encoding of a secret: a stream masked in pieces must keep that many
-// bytes back to find a secret cut between two pieces.
+// MaskEvidence replaces every secret in text, the weak ones too: for the target's own bytes.
+func (s *Secrets) MaskEvidence(text string) string {
+	_, all := s.current()
+	if all == nil {
+		return text
+	}
+	return all.Replace(text)
+}
+
+// Longest is the length of the longest encoding of a secret Mask replaces: a stream masked in pieces must keep
+// that many bytes back to find a secret cut between two pieces.
 func (s *Secrets) Longest() int {
 	s.current()
 	s.mu.RLock()
@@ -138,35 +161,62 @@ func (s *Secrets) Longest() int {
 	return s.longest
 }
 
-func (s *Secrets) current() *strings.Replacer {
+// current are the replacers of the strong secrets and of all of them, nil where there is none.
+func (s *Secrets) current() (strong, all *strings.Replacer) {
 	s.mu.RLock()
-	r, n := s.replacer, len(s.values)
+	strong, all, n := s.strong, s.all, len(s.values)
 	s.mu.RUnlock()
-	if r != nil || n == 0 {
-		return r
+	if all != nil || n == 0 {
+		return strong, all
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var forms []string
+	var strongForms, allForms []string
 	for v := range s.values {
+		weak := s.vocabulary != "" && strings.Contains(s.vocabulary, v)
 		for _, f := range encodings(v) {
-			if !slices.Contains(forms, f) {
-				forms = append(forms, f)
+			allForms = appendNew(allForms, f)
+			if !weak {
+				strongForms = appendNew(strongForms, f)
 			}
 		}
 	}
-	// At one position the replacer takes the first pair that matches: the longest form first, so that a
-	// secret's escaped form is not cut by another secret that is its prefix.
-	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	pairs := make([]string, 0, 2*len(forms))
 	s.longest = 0
-	for _, f := range forms {
-		pairs = append(pairs, f, Mask)
+	for _, f := range strongForms {
 		s.longest = max(s.longest, len(f))
 	}
-	s.replacer = strings.NewReplacer(pairs...)
-	return s.replacer
+	s.strong, s.all = replacer(strongForms), replacer(allForms)
+	return s.strong, s.all
 }
+
+func appendNew(forms []string, f string) []string {
+	if slices.Contains(forms, f) {
+		return forms
+	}
+	return append(forms, f)
+}
+
+// replacer replaces each form by Mask; nil for none. At one position a strings.Replacer takes the first pair
+// that matches: the longest form first, so that a secret's escaped form is not cut by another secret that is
+// its prefix.
+func replacer(forms []string) *strings.Replacer {
+	if len(forms) == 0 {
+		return nil
+	}
+	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, Mask)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// namedParam is a query or form parameter whose value is a secret whatever it is (secretFields).
+var namedParam = regexp.MustCompile(`([?&](?:` + strings.Join(secretFields, "|") + `)=)[^&#\s"'<>)]+`)
+
+// MaskParams masks the values of the secret parameters (code, password, ...) of every URL and form in a
+// text, by their names: a message that shows a redirect shows its code as ***.
+func MaskParams(text string) string { return namedParam.ReplaceAllString(text, "${1}"+Mask) }
 
 // encodings are the forms a value travels in through HTTP and the reports.
 func encodings(v string) []string {
