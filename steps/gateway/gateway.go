@@ -126,7 +126,7 @@ type sendOptions struct {
 // gateway's own ({caller}, not the authorization server's {user}): a target may declare a gateway alone.
 func (gw *gatewaySteps) start() {
 	gw.routes = map[string]string{}
-	gw.client = core.NewRestyClient(gatewayClient, gw.Record)
+	gw.client = core.NewRestyClient(gatewayClient(gw.Run), gw.Record)
 	gw.Vars["other_route"], gw.Vars["other_host"] = gw.Names.Route+"-other", "other-"+gw.Names.Host
 	gw.Vars["caller"] = "tck-caller-" + gw.ID()
 }
@@ -441,11 +441,16 @@ func (gw *gatewaySteps) routeRequest(base, method, route string, headers map[str
 	return ex, nil
 }
 
-// gatewayClient trusts the gateway's self-signed certificate: the suite tests rate limits, not PKI.
-var gatewayClient = &http.Client{
-	Timeout:       10 * time.Second,
-	Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+// gatewayClient trusts the gateway's self-signed certificate: the suite tests rate limits, not PKI. As every
+// client of the harness, it contacts only the run's origins and bounds the answers' headers (core.NewTransport).
+func gatewayClient(run *core.Run) *http.Client {
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: core.NewTransport(run.Origins, func(t *http.Transport) {
+			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+		}),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 func (gw *gatewaySteps) sendHeaders(n int, text string, o sendOptions) error {
