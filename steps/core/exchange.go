@@ -163,6 +163,8 @@ func (s *Scenario) requestError(method, rawURL string, err error) error {
 		return fmt.Errorf("%s %s: %w", method, redactedRaw(rawURL), uo)
 	case s.ctx.Err() != nil:
 		return fmt.Errorf("%s %s: the run was stopped before the answer came: %w", method, redactedRaw(rawURL), context.Cause(s.ctx))
+	case errors.Is(err, resty.ErrResponseBodyTooLarge):
+		return fmt.Errorf("%s %s: the answer's body is larger than the %d MiB the harness reads", method, redactedRaw(rawURL), MaxBody>>20)
 	case isTimeout(err):
 		return fmt.Errorf("%s %s: no whole answer within %s (the harness's deadline for one request): %w",
 			method, redactedRaw(rawURL), RequestTimeout, err)

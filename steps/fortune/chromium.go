@@ -402,5 +402,8 @@ func (cr *chromiumSteps) inChrome(what string, actions ...chromedp.Action[chrome
 		return errors.New("Chromium was not started in this scenario")
 	}
 	defer cr.Run.Waiting("Chromium " + what)()
-	return chromedp.Do(cr.chrome.ctx, actions...)
+	if err := chromedp.Do(cr.chrome.ctx, actions...); err != nil {
+		return fmt.Errorf("Chromium %s: %w", what, err)
+	}
+	return nil
 }
