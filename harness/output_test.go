@@ -108,3 +108,22 @@ func TestAccessLogsAreReadFromTheirEnd(t *testing.T) {
 		t.Errorf("read %d bytes: %.20q...", len(data), data)
 	}
 }
+
+// The removals after a stopped run go on when its context ends, and stop at once when a second Ctrl-C
+// hurries them.
+func TestTheCleanupOutlivesTheRunUntilHurried(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	hurry := make(chan struct{})
+	cctx, stop := cleanupContext(ctx, hurry)
+	defer stop()
+	if cctx.Err() != nil {
+		t.Fatal("the cleanup's context ended with the run's")
+	}
+	close(hurry)
+	select {
+	case <-cctx.Done():
+	case <-time.After(time.Second):
+		t.Fatal("a hurried cleanup goes on")
+	}
+}
