@@ -139,6 +139,7 @@ const (
 	CapConfigErrors              Capability = "config.errors"
 	CapConfigEnvMasksSecrets     Capability = "config.env-masks-secrets"
 	CapConfigBusDestination      Capability = "config.bus-destination"
+	CapConfigBusSpringWire       Capability = "config.bus-spring-wire"
 )
 
 // CapabilityDoc is a capability with what it means, as tck capabilities prints it.
@@ -146,8 +147,9 @@ type CapabilityDoc struct {
 	Name Capability
 	Doc  string
 	// Implied is set for a capability a target declares with a field rather than in its capabilities list
-	// (auth.provisioning: services.authServer.provisioning).
-	Implied bool
+	// (auth.provisioning: services.authServer.provisioning); DeclaredBy names that field.
+	Implied    bool
+	DeclaredBy string
 }
 
 // Capabilities lists every capability, sorted by name.
@@ -156,7 +158,7 @@ var Capabilities = []CapabilityDoc{
 	{Name: CapAuthIssuerIsTokenEndpoint, Doc: "the issuer (discovery, and iss of every token) is the token endpoint's address, as UAA's is (spec 9.2)"},
 	{Name: CapAuthLockoutHidesUsers, Doc: "a sign-in with an unknown user name is answered as a wrong password of a user is, attempt by attempt, lockout included (UAA itself never locks an unknown name, which tells them apart)"},
 	{Name: CapAuthPasswordPolicy, Doc: "the provisioning API refuses a user whose password breaks the password policy (UAA's defaults at least: 1 to 255 characters) with 400 invalid_password, and creates nothing"},
-	{Name: CapAuthProvisioning, Implied: true, Doc: "UAA's provisioning API (declared by services.authServer.provisioning, not in this list): fresh users and clients for every scenario"},
+	{Name: CapAuthProvisioning, Implied: true, DeclaredBy: "services.authServer.provisioning", Doc: "UAA's provisioning API (declared by services.authServer.provisioning, not in this list): fresh users and clients for every scenario"},
 	{Name: CapAuthProvisioningErrors, Doc: "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API"},
 	{Name: CapAuthRedirectURIErrors, Doc: "an unregistered redirect_uri gets a 400 page and no redirect"},
 	{Name: CapAuthRefreshRotation, Doc: "a refresh token works once: using it again gets invalid_grant"},
@@ -167,6 +169,7 @@ var Capabilities = []CapabilityDoc{
 	{Name: CapAuthTokenLifetimes, Doc: "access_token_validity in a client registration of the provisioning API sets the lifetime of its tokens (seconds)"},
 	{Name: CapAuthUserinfoClaims, Doc: "userinfo names the user (user_name or preferred_username) and gives the e-mail address for a token with openid alone, as UAA does"},
 	{Name: CapConfigBusDestination, Doc: "POST /bus/refresh?destination=<pattern> refreshes only the instances whose service id matches the pattern (Spring's rules, \":\" as separator)"},
+	{Name: CapConfigBusSpringWire, Implied: true, DeclaredBy: "services.configApp.broker", Doc: "the refresh bus is Spring Cloud Bus on the RabbitMQ broker services.configApp.broker names (declared by that field, not in this list): the bus refresh publishes a RefreshRemoteApplicationEvent on the exchange springCloudBus, each instance it addresses acknowledges it, and a refresh a Spring instance publishes reaches the instances it addresses and no others"},
 	{Name: CapConfigEnvMasksSecrets, Doc: "the application's /env shows ****** for keys ending in password, secret, key or token or containing credentials, as Spring Boot 1.x does"},
 	{Name: CapConfigErrors, Doc: "404, 400 and 500 answers with a JSON error body for bad labels, paths and files"},
 	{Name: CapConfigFlatFormats, Doc: "merged documents at /{app}-{profile}.yml|.yaml|.properties|.json and under /{label}/"},

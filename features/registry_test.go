@@ -95,6 +95,11 @@ func TestTheRegistryIsSortedAndDocumented(t *testing.T) {
 	if slices.Contains(DeclarableCapabilities(), CapAuthProvisioning) {
 		t.Error("auth.provisioning is declared by services.authServer.provisioning, not in the list")
 	}
+	for _, c := range Capabilities {
+		if c.Implied != (c.DeclaredBy != "") || (c.Implied && slices.Contains(DeclarableCapabilities(), c.Name)) {
+			t.Errorf("capability %s: implied %v, declared by %q", c.Name, c.Implied, c.DeclaredBy)
+		}
+	}
 	for _, a := range Areas {
 		if a.Primary() == "" {
 			t.Errorf("area %s has no primary service", a)

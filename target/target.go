@@ -131,12 +131,48 @@ type ConfigServer struct {
 // Instances of one run must share a message broker, so that /bus/refresh on one refreshes all.
 type ConfigApp struct {
 	Start string `yaml:"start"`
+	// Broker is the AMQP URL of the RabbitMQ broker the instances' refresh bus runs on, Spring Cloud Bus's wire
+	// (amqp://user:password@host:port/vhost, or amqps://). Giving it declares config.bus-spring-wire: scenarios
+	// then bind a queue of their own to the exchange springCloudBus, watch what the bus refresh publishes and
+	// publish refresh events themselves; the queue goes when the scenario ends.
+	Broker string `yaml:"broker"`
+	// Paths are where the instances answer the operational endpoints; the defaults are Spring Boot 1.x's, the
+	// spec's. An application on Spring Boot 2 or 3 answers at /actuator/... (docs/spring-boot.md).
+	Paths ConfigAppPaths `yaml:"paths"`
 	// StartTimeout bounds the wait for a started instance to answer HTTP (default 60s).
 	StartTimeout Duration `yaml:"startTimeout"`
 	// HarnessHost is the address at which instances reach the servers the harness runs for them, such as the
 	// quote source (default 127.0.0.1).
 	HarnessHost string `yaml:"harnessHost"`
 }
+
+// ConfigAppPaths are the configuration application's operational endpoints. The scenarios name them by the
+// spec's paths (POST /refresh, POST /bus/refresh[?destination=...], GET /env, GET /loggers/{name}), and the
+// harness sends each request to the path given here.
+type ConfigAppPaths struct {
+	// Refresh refreshes one instance (POST); default /refresh, Spring Boot 2 and 3: /actuator/refresh.
+	Refresh string `yaml:"refresh"`
+	// BusRefresh refreshes every instance (POST); default /bus/refresh, Boot 2 and 3: /actuator/busrefresh.
+	BusRefresh string `yaml:"busRefresh"`
+	// BusRefreshDestination refreshes the instances {destination} matches (POST); default
+	// /bus/refresh?destination={destination}, Boot 2 and 3: /actuator/busrefresh/{destination}.
+	BusRefreshDestination string `yaml:"busRefreshDestination"`
+	// Env lists the configuration (GET); default /env, Boot 2 and 3: /actuator/env.
+	Env string `yaml:"env"`
+	// Loggers describes a logger at <loggers>/<name> (GET); default /loggers, Boot 2 and 3: /actuator/loggers.
+	Loggers string `yaml:"loggers"`
+}
+
+// DestinationPlaceholder marks where busRefreshDestination takes the destination.
+const DestinationPlaceholder = "{destination}"
+
+// Boot1Paths are Spring Boot 1.x's operational endpoints, the spec's: the defaults.
+var Boot1Paths = ConfigAppPaths{Refresh: "/refresh", BusRefresh: "/bus/refresh",
+	BusRefreshDestination: "/bus/refresh?destination=" + DestinationPlaceholder, Env: "/env", Loggers: "/loggers"}
+
+// ActuatorPaths are Spring Boot 2 and 3's.
+var ActuatorPaths = ConfigAppPaths{Refresh: "/actuator/refresh", BusRefresh: "/actuator/busrefresh",
+	BusRefreshDestination: "/actuator/busrefresh/" + DestinationPlaceholder, Env: "/actuator/env", Loggers: "/actuator/loggers"}
 
 // Duration is a time.Duration written as in Go ("30s", "2m").
 type Duration time.Duration
@@ -165,10 +201,16 @@ type Repository struct {
 // ProvisioningCapability is implied by an administration API in the target (services.authServer.provisioning).
 const ProvisioningCapability = features.CapAuthProvisioning
 
+// BusWireCapability is implied by the configuration application's broker (services.configApp.broker).
+const BusWireCapability = features.CapConfigBusSpringWire
+
 // Has reports whether the target declares the capability.
 func (t *Target) Has(c features.Capability) bool {
-	if c == ProvisioningCapability {
+	switch c {
+	case ProvisioningCapability:
 		return t.Services.AuthServer.ProvisioningAPI() != nil
+	case BusWireCapability:
+		return t.Services.ConfigApp != nil && t.Services.ConfigApp.Broker != ""
 	}
 	return slices.Contains(t.Capabilities, c)
 }
@@ -256,6 +298,7 @@ func (t *Target) applyDefaults() {
 		if ca.HarnessHost == "" {
 			ca.HarnessHost = "127.0.0.1"
 		}
+		ca.Paths = ca.Paths.withDefaults()
 	}
 	if t.Implementation.Project == "" {
 		t.Implementation.Project = "unnamed implementation"
@@ -288,10 +331,7 @@ func (t *Target) validate() []string {
 		}
 	}
 	problems = append(problems, t.Services.AuthServer.validate()...)
-	if ca := t.Services.ConfigApp; ca != nil && strings.TrimSpace(ca.Start) == "" {
-		problems = append(problems, "services.configApp.start: required: a shell command that runs one instance "+
-			"(it finds TCK_APP_NAME, TCK_PROFILES, TCK_PORT and TCK_CONFIG_URL in its environment)")
-	}
+	problems = append(problems, t.Services.ConfigApp.validate()...)
 	if cs := t.Services.ConfigServer; cs != nil {
 		if !deferredURL(cs.Container, cs.URL) {
 			problems = append(problems, checkHTTPURL("services.configServer.url", cs.URL)...)
@@ -305,7 +345,7 @@ func (t *Target) validate() []string {
 			problems = append(problems, fmt.Sprintf("capabilities[%d]: unknown capability %q; known: %s",
 				i, c, features.List(features.DeclarableCapabilities())))
 		case d.Implied:
-			problems = append(problems, fmt.Sprintf("capabilities[%d]: %s is declared by giving services.authServer.provisioning, not in this list", i, c))
+			problems = append(problems, fmt.Sprintf("capabilities[%d]: %s is declared by giving %s, not in this list", i, c, d.DeclaredBy))
 		}
 	}
 	if u := t.Implementation.URL; u != "" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/internal/redistest"
+	"github.com/fortune-tck/fortune-tck/internal/rabbittest"
 	"github.com/fortune-tck/fortune-tck/reference/configserver"
 )
 
@@ -51,15 +51,15 @@ func password(t *testing.T, out string) string {
 }
 
 // TestServeConfigAppAsTheHarnessStartsIt runs the command line the harness
-// uses, against a real configuration server and a real Redis.
+// uses, against a real configuration server and a real RabbitMQ.
 func TestServeConfigAppAsTheHarnessStartsIt(t *testing.T) {
 	config := configServerFor(t, map[string]string{
 		"tck-app.yml":     "greeting:\n  message: hello\n",
 		"tck-app-dev.yml": "greeting:\n  displayFortune: true\n",
 	})
-	rs := redistest.Start(t)
+	broker := rabbittest.Start(t).VHost(t)
 	r := start(t, map[string]string{"SPRING_PROFILES_ACTIVE": "dev"},
-		"serve", "configapp", "--port", "0", "--name", "tck-app", "--config-url", config, "--redis", rs.URL())
+		"serve", "configapp", "--port", "0", "--name", "tck-app", "--config-url", config, "--bus", broker)
 	base := r.addr(t)
 	pw := password(t, r.stderr.String())
 	if len(pw) != 36 {
@@ -90,7 +90,7 @@ func TestServeConfigAppAsTheHarnessStartsIt(t *testing.T) {
 	}
 }
 
-func TestServeConfigAppWithoutRedisHasNoBus(t *testing.T) {
+func TestServeConfigAppWithoutABrokerHasNoBus(t *testing.T) {
 	config := configServerFor(t, map[string]string{"greeting-config.yml": "management:\n  security:\n    enabled: false\n"})
 	r := start(t, nil, "serve", "configapp", "--port=0", "--config-url", config, "--log-format", "json")
 	base := r.addr(t)
@@ -120,12 +120,28 @@ func TestServeConfigAppFailsWhenTheServerIsUnreachable(t *testing.T) {
 	}
 }
 
-func TestServeConfigAppFailsWhenRedisIsUnreachable(t *testing.T) {
-	config := configServerFor(t, map[string]string{"greeting-config.yml": "k: v\n"})
-	addr := unreachable
-	code, _, stderr := runCLI("serve", "configapp", "--port", "0", "--config-url", config, "--redis", "redis://"+addr+"/0")
-	if code != exitError || !strings.Contains(stderr, "cannot reach Redis at redis://"+addr+"/0") {
-		t.Fatalf("exit %d: %s", code, stderr)
+// A broker that cannot be reached at start: the application serves all the same, and its bus refresh answers
+// 503 saying so; a malformed --bus or --paths is a usage error.
+func TestServeConfigAppWithTheBrokerDown(t *testing.T) {
+	config := configServerFor(t, map[string]string{"greeting-config.yml": "management:\n  security:\n    enabled: false\n"})
+	r := start(t, nil, "serve", "configapp", "--port", "0", "--config-url", config, "--bus", "amqp://guest:s3cret@"+unreachable+"/",
+		"--paths", "actuator")
+	base := r.addr(t)
+	code, body := call(t, "POST", base+"/actuator/busrefresh", "")
+	if code != 503 || !strings.Contains(body, "the message broker cannot be reached") || strings.Contains(body, "s3cret") {
+		t.Fatalf("bus refresh: %d %s", code, body)
+	}
+	if code, _ := call(t, "POST", base+"/actuator/refresh", ""); code != 200 {
+		t.Fatalf("refresh: %d", code)
+	}
+	if strings.Contains(r.stderr.String(), "s3cret") || !strings.Contains(r.stderr.String(), "the message broker cannot be reached") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	for _, args := range [][]string{{"--bus", "http://x/"}, {"--paths", "boot2"}} {
+		code, _, stderr := runCLI(append([]string{"serve", "configapp", "--port", "0", "--config-url", config}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, args[0]+":") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
 	}
 }
 

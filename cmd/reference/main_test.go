@@ -232,7 +232,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"serve", "quotes", "--help"}, []string{"-port", "(default 8081)", "quoters"}},
 		{[]string{"serve", "configapp", "--help"}, []string{
 			"SPRING_PROFILES_ACTIVE", "-port", "(default 8080)", "-host", "-name", "(default \"greeting-config\")",
-			"-config-url", "http://localhost:8888", "-label", "-redis", "-start-retries", "(default 4)", "-log-format", "-log-level",
+			"-config-url", "http://localhost:8888", "-label", "-bus", "-paths", "-start-retries", "(default 4)", "-log-format", "-log-level",
 		}},
 	}
 	for _, tt := range tests {

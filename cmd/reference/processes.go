@@ -27,8 +27,9 @@ import (
 )
 
 // The process stack (reference up --processes) is the reference as a conformance run needs it: each service is
-// a child process of `up` (this binary, `serve NAME`), on free loopback ports, with a private redis-server for the
-// configuration applications' refresh bus and the gateways' Global counters, two gateway instances on one manifest
+// a child process of `up` (this binary, `serve NAME`), on free loopback ports, with a private rabbitmq-server for the
+// configuration applications' refresh bus (Spring Cloud Bus's wire), a private redis-server for the gateways'
+// Global counters, two gateway instances on one manifest
 // folder, and a fresh configuration repository. It is the demo's wiring (up.go) with another plan: a service's
 // flags are where it listens, chosen here, then its args in the plan (service.args, in the service's file), the
 // ones the demo builds it from. Once every service answers, `up` writes a target file describing the stack (the
@@ -101,6 +102,11 @@ func startProcessStack(ctx context.Context, o processOptions, progress io.Writer
 	}
 	st.tg = target.Target{Implementation: referenceImplementation(),
 		Capabilities: features.DeclarableCapabilities()}
+	// RabbitMQ takes seconds to start (an Erlang node): it starts first, and the other services meanwhile.
+	brokerReady, err := st.startRabbitMQ(ctx)
+	if err != nil {
+		return st, err
+	}
 	if err := st.startOAuthServices(ctx); err != nil {
 		return st, err
 	}
@@ -108,6 +114,9 @@ func startProcessStack(ctx context.Context, o processOptions, progress io.Writer
 		return st, err
 	}
 	if err := st.startRedis(ctx); err != nil {
+		return st, err
+	}
+	if err := brokerReady(); err != nil {
 		return st, err
 	}
 	st.describeConfigApp()
@@ -209,11 +218,11 @@ func (st *procStack) startConfigServer(ctx context.Context) error {
 	return nil
 }
 
-// startRedis runs a private redis-server for the refresh bus and the Global rate-limit counters.
+// startRedis runs a private redis-server for the Global rate-limit counters.
 func (st *procStack) startRedis(ctx context.Context) error {
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
-		return errors.New("redis-server is not installed; the process stack's refresh bus and rate-limit " +
+		return errors.New("redis-server is not installed; the process stack's rate-limit " +
 			"counters need it: run `make deps` as root, or apt-get install redis-server")
 	}
 	port, err := freeport.Port()
@@ -243,6 +252,7 @@ func (st *procStack) describeConfigApp() {
 		Start:        shellCommand(args),
 		StartTimeout: target.Duration(startTimeout),
 		HarnessHost:  "127.0.0.1",
+		Broker:       st.plan.brokerURL,
 	}
 }
 
@@ -350,7 +360,12 @@ func portsFree(base, n int) bool {
 
 // start runs one program of the stack in this process's group, with its log in the log folder.
 func (st *procStack) start(name, program string, args ...string) (*launch.Process, error) {
-	p, err := launch.Child(name, filepath.Join(st.logDir, name+".log"), nil, program, args...)
+	return st.startEnv(name, nil, program, args...)
+}
+
+// startEnv is start with extra environment variables.
+func (st *procStack) startEnv(name string, env []string, program string, args ...string) (*launch.Process, error) {
+	p, err := launch.Child(name, filepath.Join(st.logDir, name+".log"), env, program, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
@@ -48,6 +51,15 @@ func TestUpProcessesWritesATargetFileAndStopsItsChildren(t *testing.T) {
 	if !strings.Contains(tg.Services.ConfigApp.Start, "serve configapp") || len(tg.Services.Gateway.Instances) != 2 ||
 		tg.Services.AuthServer.ProvisioningAPI() == nil {
 		t.Errorf("target: %+v", tg.Services)
+	}
+	// The refresh bus runs on the stack's own RabbitMQ, which the target names: the bus scenarios watch it.
+	if ca := tg.Services.ConfigApp; !strings.Contains(ca.Start, "--bus 'amqp://") || !strings.HasPrefix(ca.Broker, "amqp://") ||
+		!tg.Has(features.CapConfigBusSpringWire) {
+		t.Errorf("configuration application: %+v", ca)
+	} else if conn, err := amqp.Dial(ca.Broker); err != nil {
+		t.Errorf("the broker does not answer: %v", err)
+	} else {
+		conn.Close()
 	}
 	if code := r.stop(t); code != exitOK {
 		t.Errorf("up exited with %d:\n%s", code, r.stderr)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/pgtest"
+	"github.com/fortune-tck/fortune-tck/internal/rabbittest"
 	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
 
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(rabbittest.Main(m)) // stops the tests' broker, if one was started
 }
 
 // child is `reference serve ...` running in a process of its own.

@@ -34,7 +34,7 @@ type service struct {
 	// function that builds the service once they are parsed.
 	flags func(fs *flag.FlagSet, getenv func(string) string) buildFunc
 	// args are the service's own `serve` flags in the stack p: the URLs of
-	// the services it calls, its data, Redis. Where it listens (--port,
+	// the services it calls, its data, Redis, the broker. Where it listens (--port,
 	// --host, or --port-offset for a service with own sockets) is the
 	// wiring's to add.
 	args func(p *plan) []string
@@ -52,7 +52,8 @@ type plan struct {
 	dataDir    string            // absolute
 	urls       map[string]string // base URL of every service started so far, by name
 	configRepo string            // the configuration server's repository (--uri)
-	redisURL   string            // shared bus and counters; "" when every service runs in one process
+	redisURL   string            // the gateways' shared counters; "" when every service runs in one process
+	brokerURL  string            // the refresh bus (RabbitMQ); "" when every service runs in one process
 	// demo is the stack of `reference up`: the demo repository and gateway
 	// manifests created on first start, the authorization server's state
 	// kept in dataDir. A conformance run starts from a fresh repository and
@@ -69,7 +70,7 @@ type buildEnv struct {
 	log    *slog.Logger // with the service's name
 	stdout io.Writer    // the command's standard output: the gateway's access log "-"
 	// oneProcess is set when every service runs in this process (up): a
-	// configuration application without --redis refreshes over an
+	// configuration application without --bus refreshes over an
 	// in-process bus rather than having none.
 	oneProcess bool
 	// freePorts makes a service with own sockets bind each of them on a

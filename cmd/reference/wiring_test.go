@@ -26,7 +26,8 @@ func TestBothWiringsTakeEachServiceFromItsArgs(t *testing.T) {
 	}
 	demo := &plan{dataDir: data, urls: urls, configRepo: filepath.Join(data, "config-repo"), demo: true}
 	procs := &procStack{bin: "/bin/reference", plan: &plan{dataDir: data, urls: urls,
-		configRepo: "file://" + filepath.Join(data, "config-repo.git"), redisURL: "redis://127.0.0.1:6379/0"}}
+		configRepo: "file://" + filepath.Join(data, "config-repo.git"), redisURL: "redis://127.0.0.1:6379/0",
+		brokerURL: "amqp://guest:guest@127.0.0.1:5672/"}}
 	for _, b := range bs {
 		listenArgs := []string{"--port", "0", "--ready-file", filepath.Join(data, "ready")}
 		if b.svc.ownSockets {
@@ -72,11 +73,14 @@ func parseServeFlags(c *cli, svc *service, args []string) error {
 // process stack's plan, the configuration server left to the harness.
 func TestProcessStackDescribesTheConfigAppWithItsArgs(t *testing.T) {
 	st := &procStack{bin: "/opt/it's/reference", plan: &plan{urls: map[string]string{"configserver": "http://127.0.0.1:1"},
-		redisURL: "redis://127.0.0.1:6379/0"}}
+		redisURL: "redis://127.0.0.1:6379/0", brokerURL: "amqp://guest:guest@127.0.0.1:5672/"}}
 	st.describeConfigApp()
 	want := `exec '/opt/it'\''s/reference' serve configapp --port "$TCK_PORT" --name "$TCK_APP_NAME" ` +
-		`--config-url "$TCK_CONFIG_URL" --redis 'redis://127.0.0.1:6379/0'`
+		`--config-url "$TCK_CONFIG_URL" --bus 'amqp://guest:guest@127.0.0.1:5672/'`
 	if got := st.tg.Services.ConfigApp.Start; got != want {
 		t.Errorf("start command\n got %s\nwant %s", got, want)
+	}
+	if got := st.tg.Services.ConfigApp.Broker; got != "amqp://guest:guest@127.0.0.1:5672/" {
+		t.Errorf("broker %q: the target must name the bus's broker (config.bus-spring-wire)", got)
 	}
 }

@@ -27,6 +27,6 @@ var ErrClosed = errors.New("bus: closed")
 
 // Both implementations are buses.
 var (
-	_ Bus = (*Redis)(nil)
+	_ Bus = (*AMQP)(nil)
 	_ Bus = (*Local)(nil)
 )

@@ -1,16 +1,48 @@
 package bus
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // maxElements bounds the ":"-separated elements matched, so a hostile
 // destination cannot make matching expensive.
 const maxElements = 64
 
+// MatchService is Spring Cloud Bus's DefaultBusPathMatcher: Match, and when
+// that fails for a service id whose second element lists several profiles
+// ("app:dev,cloud:8080:x"), Match again with each profile in its place.
+func MatchService(pattern, serviceID string) bool {
+	if Match(pattern, serviceID) {
+		return true
+	}
+	ids := elements(serviceID)
+	if len(ids) <= 1 || len(ids) > maxElements {
+		return false
+	}
+	profiles := strings.FieldsFunc(ids[1], func(r rune) bool { return r == ',' })
+	if len(profiles) <= 1 {
+		return false
+	}
+	for _, p := range profiles {
+		one := slices.Clone(ids)
+		one[1] = strings.TrimSpace(p)
+		if Match(pattern, strings.Join(one, ":")) {
+			return true
+		}
+	}
+	return false
+}
+
 // Match reports whether the service id matches the destination pattern, with
 // Spring's AntPathMatcher rules and ":" as separator: "**" matches zero or
 // more elements, "*" any run of characters within an element and "?" one
-// character. Empty elements are ignored, as AntPathMatcher does.
+// character. Empty elements are ignored, as AntPathMatcher does, but a
+// pattern and an id must both start with ":" or both not.
 func Match(pattern, serviceID string) bool {
+	if strings.HasPrefix(pattern, ":") != strings.HasPrefix(serviceID, ":") {
+		return false
+	}
 	if pattern == AllServices {
 		return true
 	}

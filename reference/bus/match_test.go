@@ -84,3 +84,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// DefaultBusPathMatcher tries each profile of an id that lists several; an id with one profile, or none, is
+// matched as it is. A pattern and an id must agree on a leading ":" (AntPathMatcher.doMatch).
+func TestMatchService(t *testing.T) {
+	tests := []struct {
+		pattern, id string
+		want        bool
+	}{
+		{"app:dev:**", "app:dev,cloud:8080:x", true},
+		{"app:cloud:**", "app:dev,cloud:8080:x", true},
+		{"app:dev,cloud:**", "app:dev,cloud:8080:x", true},
+		{"app:prod:**", "app:dev,cloud:8080:x", false},
+		{"app:dev:8080:x", "app:dev, cloud:8080:x", true},
+		{"app:8080:**", "app:dev:8080:x", false},
+		{"app:**", "app:dev,cloud:8080:x", true},
+		{"app:dev:**", "app", false},
+		{":app:**", "app:1:x", false},
+		{"app:**", ":app:1:x", false},
+		{":app:**", ":app:1:x", true},
+	}
+	for _, tt := range tests {
+		if got := MatchService(tt.pattern, tt.id); got != tt.want {
+			t.Errorf("MatchService(%q, %q) = %v, want %v", tt.pattern, tt.id, got, tt.want)
+		}
+	}
+}

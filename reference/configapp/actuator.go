@@ -57,7 +57,32 @@ func (a *App) serveEnv(w http.ResponseWriter, _ *http.Request, s *snapshot) {
 	httpx.WriteBody(w, http.StatusOK, "application/json", buf.Bytes())
 }
 
-func appendMasked(buf *bytes.Buffer, p *props) {
+// serveActuatorEnv is Boot 2's /actuator/env: the active profiles, then the
+// property sources, highest precedence first, each value as {"value": v}.
+func (a *App) serveActuatorEnv(w http.ResponseWriter, _ *http.Request, s *snapshot) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"activeProfiles":`)
+	_ = appendJSON(&buf, append([]string{}, a.opts.Profiles...))
+	buf.WriteString(`,"propertySources":[`)
+	for i, src := range s.env.PropertySources {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"name":`)
+		_ = appendJSON(&buf, "configserver:"+src.Name)
+		buf.WriteString(`,"properties":`)
+		appendMaskedAs(&buf, &src.Source, true)
+		buf.WriteByte('}')
+	}
+	buf.WriteString("]}\n")
+	httpx.WriteBody(w, http.StatusOK, "application/json", buf.Bytes())
+}
+
+func appendMasked(buf *bytes.Buffer, p *props) { appendMaskedAs(buf, p, false) }
+
+// appendMaskedAs writes the properties as an object, each value as is or,
+// wrapped, as {"value": v}; the values of sensitive keys masked.
+func appendMaskedAs(buf *bytes.Buffer, p *props, wrapped bool) {
 	buf.WriteByte('{')
 	for i, k := range p.keys {
 		if i > 0 {
@@ -65,10 +90,16 @@ func appendMasked(buf *bytes.Buffer, p *props) {
 		}
 		_ = appendJSON(buf, k)
 		buf.WriteByte(':')
+		if wrapped {
+			buf.WriteString(`{"value":`)
+		}
 		if sensitive(k) {
 			_ = appendJSON(buf, masked)
 		} else {
 			buf.Write(p.values[k]) // already compact JSON
+		}
+		if wrapped {
+			buf.WriteByte('}')
 		}
 	}
 	buf.WriteByte('}')
@@ -113,6 +144,5 @@ func (a *App) serveLoggers(w http.ResponseWriter, _ *http.Request, s *snapshot) 
 // serveLogger describes any logger name, configured or not: Logback
 // creates loggers on demand, so every name has an effective level.
 func (a *App) serveLogger(w http.ResponseWriter, r *http.Request, s *snapshot) {
-	name := strings.TrimPrefix(r.URL.Path, "/loggers/")
-	writeJSON(w, http.StatusOK, describe(s.settings.levels, name))
+	writeJSON(w, http.StatusOK, describe(s.settings.levels, r.PathValue(loggerName)))
 }

@@ -38,7 +38,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a := &App{
 		opts:      opts,
 		client:    newConfigClient(opts),
-		serviceID: bus.ServiceID(opts.Name, opts.Port, opts.InstanceID),
+		serviceID: bus.ServiceID(opts.Name, opts.Profiles, opts.Port, opts.InstanceID),
 		generated: newPassword(),
 		bootLevel: newLevelTable(levelOf(opts.RootLevel)),
 	}
@@ -120,7 +120,8 @@ func (a *App) Close() error {
 	return nil
 }
 
-// ServiceID is the instance's id on the bus: "<name>:<port>:<instance id>".
+// ServiceID is the instance's id on the bus: "<name>:<port>:<instance id>",
+// with the active profiles after the name ("<name>:<profiles>:<port>:<id>").
 func (a *App) ServiceID() string { return a.serviceID }
 
 // GeneratedPassword is the password generated at start (and logged), in

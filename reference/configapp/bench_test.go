@@ -6,19 +6,19 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/fortune-tck/fortune-tck/internal/redistest"
+	"github.com/fortune-tck/fortune-tck/internal/rabbittest"
 )
 
 // BenchmarkBusRefresh measures how long a configuration change takes to
 // reach running instances, all on loopback with a real configuration server
-// and a real Redis. Each op first commits a new greeting.message (untimed),
+// and a real RabbitMQ. Each op first commits a new greeting.message (untimed),
 // then:
 //
 //	Baseline  POST /refresh on one instance, until it serves the new value
 //	Bus2      POST /bus/refresh on one of 2 instances, until both serve it
 //	Bus5      the same with 5 instances
 func BenchmarkBusRefresh(b *testing.B) {
-	rs := redistest.Start(b)
+	url := rabbittest.Start(b).VHost(b)
 	o := newOrigin(b, map[string]string{"greeting-config.yml": open + "greeting:\n  message: v0\n"})
 	cs := startConfigServer(b, o)
 	version := 0
@@ -29,19 +29,19 @@ func BenchmarkBusRefresh(b *testing.B) {
 		return v
 	}
 	b.Run("Baseline", func(b *testing.B) {
-		benchRefresh(b, startInstances(b, rs.URL(), cs.URL, 1), "/refresh", change)
+		benchRefresh(b, startInstances(b, url, cs.URL, 1), "/refresh", change)
 	})
 	for _, n := range []int{2, 5} {
 		b.Run(fmt.Sprintf("Bus%d", n), func(b *testing.B) {
-			benchRefresh(b, startInstances(b, rs.URL(), cs.URL, n), "/bus/refresh", change)
+			benchRefresh(b, startInstances(b, url, cs.URL, n), "/bus/refresh", change)
 		})
 	}
 }
 
-func startInstances(b *testing.B, redisURL, configURL string, n int) []*instance {
+func startInstances(b *testing.B, brokerURL, configURL string, n int) []*instance {
 	ins := make([]*instance, n)
 	for i := range ins {
-		ins[i] = startOnRedis(b, redisURL, Options{ConfigURL: configURL, Port: i + 1})
+		ins[i] = startOnAMQP(b, brokerURL, Options{ConfigURL: configURL, Port: i + 1})
 	}
 	return ins
 }

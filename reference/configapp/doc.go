@@ -57,7 +57,10 @@
 //	  [?destination=app:**] (package bus) and answer 204; this instance
 //	                      refreshes once (when the destination includes it),
 //	                      every other instance on the bus when the event
-//	                      arrives. 503 without a bus or when publishing fails
+//	                      arrives, and each one that applied it publishes an
+//	                      AckRemoteApplicationEvent. 503 without a bus, or
+//	                      when the broker cannot be reached (nothing is
+//	                      refreshed then)
 //	GET  /env             {"profiles":[active profiles],
 //	                       "configService:<source name>":{k:v},...}; values of
 //	                      keys containing password, secret, key, token,
@@ -67,6 +70,25 @@
 //	                      the effective level is the nearest configured
 //	                      "."-parent's, then the root's
 //	GET  /health          {"status":"UP"}
+//
+// With Options.Paths PathsActuator they answer at Spring Boot 2 and 3's
+// actuator paths instead (and the Boot 1.x paths are unknown):
+// /actuator/refresh, /actuator/busrefresh and /actuator/busrefresh/{destination}
+// (the segments below busrefresh joined with ":"; there is no destination
+// parameter), /actuator/loggers[/{name}], /actuator/health, and
+// /actuator/env in Boot 2's shape: {"activeProfiles":[...],
+// "propertySources":[{"name":"configserver:<source>","properties":
+// {k:{"value":v}}}]}, masked alike.
+//
+// # Bus
+//
+// The instance's bus id is Spring's: "<name>:<port>:<instance id>", or
+// "<name>:<profiles>:<port>:<instance id>" with active profiles. A refresh
+// event addressed to it (package bus matches the destination) and sent by
+// another instance is applied, then acknowledged; the echo of its own is
+// acknowledged only; an event it cannot apply (the server is down) is not
+// acknowledged; acknowledgements and events of other types are not acted on
+// (other types are logged).
 //
 // Log levels apply to the log output too: records carry a "logger"
 // attribute and pass when their logger's effective level allows them. Each

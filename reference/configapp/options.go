@@ -46,10 +46,14 @@ type Options struct {
 	// POST /bus/refresh answers 503. The App subscribes to it but does not
 	// close it: the caller owns it.
 	Bus bus.Bus
-	// Port and InstanceID make the bus service id "<name>:<port>:<id>";
-	// InstanceID defaults to 32 random hex digits, as Spring's.
+	// Port and InstanceID make the bus service id "<name>:<port>:<id>"
+	// (with Profiles, "<name>:<profiles>:<port>:<id>"); InstanceID defaults
+	// to 32 random hex digits, as Spring's.
 	Port       int
 	InstanceID string
+	// Paths chooses where the operational endpoints answer: Spring Boot
+	// 1.x's (the zero value) or the actuator's of Spring Boot 2 and later.
+	Paths Paths
 	// Logger receives the application's log. Its handler's own level is
 	// bypassed: which records pass is decided per logger name by the
 	// logging.level.* keys of the configuration.
@@ -93,6 +97,32 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("configapp: invalid configuration server URL %q: want http(s)://host[:port]", o.ConfigURL)
 	}
 	return o, nil
+}
+
+// Paths is a set of operational endpoints.
+type Paths int
+
+const (
+	// PathsBoot1 are Spring Boot 1.x's, the spec's: POST /refresh, POST
+	// /bus/refresh[?destination=], GET /env, /loggers[/{name}], /health.
+	PathsBoot1 Paths = iota
+	// PathsActuator are Spring Boot 2 and 3's: POST /actuator/refresh, POST
+	// /actuator/busrefresh[/{destination}], GET /actuator/env (Boot 2's
+	// shape), /actuator/loggers[/{name}], /actuator/health.
+	PathsActuator
+)
+
+// PathsNames are the names ParsePaths accepts, in Paths order.
+var PathsNames = []string{"boot1", "actuator"}
+
+// ParsePaths reads a Paths by name: boot1 or actuator.
+func ParsePaths(s string) (Paths, error) {
+	for i, n := range PathsNames {
+		if s == n {
+			return Paths(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown paths %q; valid: %s", s, strings.Join(PathsNames, ", "))
 }
 
 // ParseProfiles reads a comma-separated profile list (the value of

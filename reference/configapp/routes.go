@@ -28,16 +28,55 @@ var endpoints = map[string]endpoint{
 	"/health":       {true, http.MethodGet, (*App).serveHealth},
 }
 
-var loggerEndpoint = endpoint{true, http.MethodGet, (*App).serveLogger}
+// actuatorEndpoints are the same at Spring Boot 2's actuator paths, /env
+// in Boot 2's shape.
+var actuatorEndpoints = map[string]endpoint{
+	"/":                    endpoints["/"],
+	"/random-quote":        endpoints["/random-quote"],
+	"/actuator/refresh":    endpoints["/refresh"],
+	"/actuator/busrefresh": endpoints["/bus/refresh"],
+	"/actuator/env":        {true, http.MethodGet, (*App).serveActuatorEnv},
+	"/actuator/loggers":    endpoints["/loggers"],
+	"/actuator/health":     endpoints["/health"],
+}
 
-// route finds the endpoint of a path; an unknown path is treated as an
-// application endpoint, so that it is protected as Spring Security's /**.
-func route(path string) (endpoint, bool) {
-	if ep, ok := endpoints[path]; ok {
+// subpath is an endpoint below a prefix, the rest of the path its value.
+type subpath struct {
+	prefix, value string
+	endpoint
+}
+
+var (
+	boot1Subpaths    = []subpath{{"/loggers/", loggerName, loggerEndpoint}}
+	actuatorSubpaths = []subpath{
+		{"/actuator/loggers/", loggerName, loggerEndpoint},
+		{"/actuator/busrefresh/", destinationValue, endpoints["/bus/refresh"]},
+	}
+	loggerEndpoint = endpoint{true, http.MethodGet, (*App).serveLogger}
+)
+
+// The path values the subpaths set.
+const (
+	loggerName       = "name"
+	destinationValue = "destination"
+)
+
+// route finds the endpoint of a path and sets the value of a subpath; an
+// unknown path is treated as an application endpoint, so that it is
+// protected as Spring Security's /**.
+func (a *App) route(r *http.Request) (endpoint, bool) {
+	exact, subpaths := endpoints, boot1Subpaths
+	if a.opts.Paths == PathsActuator {
+		exact, subpaths = actuatorEndpoints, actuatorSubpaths
+	}
+	if ep, ok := exact[r.URL.Path]; ok {
 		return ep, true
 	}
-	if name, ok := strings.CutPrefix(path, "/loggers/"); ok && name != "" {
-		return loggerEndpoint, true
+	for _, sp := range subpaths {
+		if rest, ok := strings.CutPrefix(r.URL.Path, sp.prefix); ok && rest != "" {
+			r.SetPathValue(sp.value, rest)
+			return sp.endpoint, true
+		}
 	}
 	return endpoint{}, false
 }
@@ -51,7 +90,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
 	s := a.current()
-	ep, found := route(r.URL.Path)
+	ep, found := a.route(r)
 	switch {
 	case !a.authorized(r, &s.settings, ep.operational):
 		unauthorized(w, r)
