@@ -26,12 +26,28 @@ Feature: Configuration client application
   to its log at start, unless its configuration names others) except where a step says "without credentials"
   or names another password.
 
+  The scenarios name the operational endpoints by the spec's paths, Spring Boot 1.x's (/refresh, /bus/refresh,
+  /env, /loggers); the harness sends each request where the target says the application answers it
+  (services.configApp.paths: /actuator/refresh, /actuator/busrefresh/{destination}, ... for Spring Boot 2 and 3),
+  and reads /env in either shape.
+
   The feature is tagged @config-app: tck run --tags @config-app runs the client application's scenarios alone,
   without the configuration server's (tagged @config-server).
 
   A POST /bus/refresh that is answered refreshes every instance on the bus, other scenarios' instances
   included: the scenarios that send one are tagged @serial, and run while no other scenario of this feature
   runs.
+
+  The bus is Spring Cloud Bus on RabbitMQ when the target names its broker (capability config.bus-spring-wire):
+  the topic exchange springCloudBus, where each instance binds a queue of its own with "#" and publishes JSON
+  events (content type application/json, persistent, routed with the exchange's name), as Spring Cloud Stream's
+  Rabbit binder does. A refresh is {"type":"RefreshRemoteApplicationEvent","timestamp":<epoch ms>,
+  "originService":<the sender's service id>,"destinationService":<pattern>,"id":<UUID>}, the destination sent
+  with ":**" appended when it has at most two elements; each instance the event addresses applies it (unless it
+  sent it) and answers with an AckRemoteApplicationEvent whose ackId is the event's id, ackDestinationService its
+  destination and event "org.springframework.cloud.bus.event.RefreshRemoteApplicationEvent" (spring-cloud-bus:
+  BusConsumer, PathDestinationFactory, AckRemoteApplicationEvent). Those scenarios bind a queue of their own to
+  the exchange, which goes when they end.
 
   @spec-4.5-get-root @spec-2.6-greeting.displayFortune
   Scenario: Without greeting.displayFortune the greeting page shows msg and no fortune
@@ -245,7 +261,7 @@ Feature: Configuration client application
     And an instance of "{app}" is started with the profile "dev"
     When I send "GET /env" to the application
     Then the answer is 200
-    And the field "profiles" is ["dev"]
+    And the environment lists the active profiles ["dev"]
     When I open the greeting page
     Then the page has the attribute "fortune"
 
@@ -398,3 +414,54 @@ Feature: Configuration client application
     Then the answer asks for HTTP Basic credentials
     When I send "GET /random-quote" to the application without credentials
     Then the answer asks for HTTP Basic credentials
+
+  @spec-4.5-post-bus-refresh @spec-6.2 @capability-config.bus-spring-wire
+  Scenario: POST /bus/refresh publishes Spring Cloud Bus's refresh event, and each instance it addresses acknowledges it
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And 2 instances of "{app}" are started
+    And an instance of "{app}-other" is started
+    And a queue of the scenario's own is bound to the bus
+    When the repository holds on "master" the file "{app}.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And I send "POST /bus/refresh?destination={app}" to instance 1
+    Then the answer is 204
+    And the bus carries a refresh event from instance 1 to "{app}:**"
+    And instances 1 and 2 acknowledge that event on the bus, and no other instance does
+    And within 15 seconds the greeting page of instance 2 has the attribute "fortune"
+
+  @spec-3.3.2 @spec-6.2 @capability-config.bus-spring-wire
+  Scenario: A refresh event a Spring application publishes on the bus refreshes the instances it addresses, and no others
+    Given the repository holds on "master" the file "{app}-alpha.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And the repository holds on "master" the file "{app}-beta.yml":
+      """
+      greeting:
+        displayFortune: false
+      """
+    And an instance of "{app}-alpha" is started
+    And an instance of "{app}-beta" is started
+    And a queue of the scenario's own is bound to the bus
+    When the repository holds on "master" the file "{app}-alpha.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And the repository holds on "master" the file "{app}-beta.yml":
+      """
+      greeting:
+        displayFortune: true
+      """
+    And the suite publishes on the bus, as a Spring application does, a refresh event for "{app}-alpha"
+    Then within 15 seconds the greeting page of instance 1 has the attribute "fortune"
+    And instance 1 acknowledges that event on the bus, and no other instance does
+    And for 1 second the greeting page of instance 2 has no attribute "fortune"

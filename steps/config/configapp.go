@@ -3,10 +3,8 @@ package config
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -23,12 +21,16 @@ type configAppSteps struct {
 	// instances are stopped when the scenario ends; user and passwords (one per instance, or one for all)
 	// are the HTTP Basic credentials sent to them.
 	instances []Instance
+	appNames  []string // each instance's application name
 	user      string
 	passwords []string
 	// logMarks are, per instance, the length of its log when the last request was sent to it: what it
 	// logged while answering starts there.
 	logMarks     map[int]int
 	lastInstance int
+	// bus is the scenario's queue on the bus, busEvent the event the last bus step found or published.
+	bus      *busWatch
+	busEvent map[string]any
 }
 
 func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
@@ -83,6 +85,8 @@ func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the application logged a DEBUG line while answering$`, func() error { return ap.loggedDebug(debugLogged) })
 	sc.Step(`^the application logged no DEBUG line while answering$`, func() error { return ap.loggedDebug(noDebugLogged) })
 	sc.Step(`^the environment has the properties:$`, ap.environmentHas)
+	sc.Step(`^the environment lists the active profiles (\[.*\])$`, ap.environmentListsProfiles)
+	ap.registerBus(sc)
 }
 
 // startApp is how the harness starts an instance of the target's configuration application.
@@ -119,6 +123,7 @@ func (ap *configAppSteps) startInstances(ctx context.Context, app string, o star
 			return fmt.Errorf("starting an instance of %s: %w", app, err)
 		}
 		ap.instances = append(ap.instances, inst)
+		ap.appNames = append(ap.appNames, app)
 	}
 	if o.user != "" {
 		return ap.authenticate(o.user, o.password)
@@ -130,7 +135,7 @@ func (ap *configAppSteps) stopInstances(ctx context.Context, _ *godog.Scenario, 
 	for _, inst := range ap.instances {
 		inst.Stop()
 	}
-	ap.instances = nil
+	ap.instances, ap.appNames = nil, nil
 	return ctx, nil
 }
 
@@ -141,7 +146,10 @@ func (ap *configAppSteps) instance(i int) (Instance, error) {
 	return ap.instances[i], nil
 }
 
-var generatedPassword = regexp.MustCompile(`Using default security password: (\S+)`)
+// generatedPassword is the line Spring Boot writes with the password it generates for user "user": "Using
+// default security password: <uuid>" in Boot 1.x (AuthenticationManagerConfiguration), "Using generated
+// security password: <uuid>" from Boot 2 on (UserDetailsServiceAutoConfiguration).
+var generatedPassword = regexp.MustCompile(`Using (?:default|generated) security password: (\S+)`)
 
 // passwordsFromLogs reads the generated password of user "user" from every instance's log: it is written at
 // start, but a slow log writer may lag, so the log is read for up to 5 seconds.
@@ -195,6 +203,7 @@ func (ap *configAppSteps) requestApp(i int, method, path string, o requestOption
 	if path, err = ap.Expand(path); err != nil {
 		return err
 	}
+	path = operationalPath(ap.Services().ConfigApp.Paths, path)
 	if ap.logMarks == nil {
 		ap.logMarks = map[int]int{}
 	}
@@ -377,52 +386,4 @@ func (ap *configAppSteps) loggedDebug(want debugExpectation) error {
 	return ap.Until(5*time.Second, fmt.Sprintf("instance %d to log a DEBUG line", i+1), func() (bool, error) {
 		return debugLine.MatchString(since()), nil
 	})
-}
-
-// environmentHas reads /env in Spring Boot 1.x's shape, {"profiles": [...], "<source>": {"<key>": value}}: a
-// property must appear in some source, and a masked value must be masked in every source that has it.
-func (ap *configAppSteps) environmentHas(table *godog.Table) error {
-	obj, err := ap.JSONObject()
-	if err != nil {
-		return err
-	}
-	for _, row := range table.Rows[1:] {
-		key, want := row.Cells[0].Value, row.Cells[1].Value
-		var seen []string
-		for _, src := range slices.Sorted(maps.Keys(obj)) {
-			props, ok := obj[src].(map[string]any)
-			if !ok {
-				continue
-			}
-			if v, ok := props[key]; ok {
-				seen = append(seen, propertyText(v))
-			}
-		}
-		switch {
-		case len(seen) == 0:
-			return ap.Failf("/env has no property %q in any property source", key)
-		case want == masked && slices.ContainsFunc(seen, func(v string) bool { return v != masked }):
-			return ap.Failf("/env shows %q as %q, want it masked as %q in every source", key, seen, masked)
-		case !slices.Contains(seen, want):
-			return ap.Failf("/env shows %q as %q, want %q", key, seen, want)
-		}
-	}
-	return nil
-}
-
-// masked is what Spring Boot's /env shows in place of a sensitive value.
-const masked = "******"
-
-// propertyText is a property value as the feature writes it: a string as is, anything else as JSON; a value
-// in Spring Boot 2's shape, {"value": v}, is unwrapped.
-func propertyText(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		if inner, ok := m["value"]; ok {
-			v = inner
-		}
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return core.MustJSON(v)
 }
