@@ -3,10 +3,11 @@
 # whichever Compose this machine has (Compose v2, the docker CLI plugin, or Debian's docker-compose 1.29).
 #   scripts/compose.sh up     build the reference image from this checkout, then start the stack (detached)
 #   scripts/compose.sh down   stop it and remove its containers and volume
-# The images are the public ones (BASE, default distroless; FORTUNE_TCK_REDIS_IMAGE, default redis:7) when this
-# machine has them or can pull them; otherwise the local ones that make deps builds from Debian's packages
-# (fortune-tck/base:local, and fortune-tck/redis:local built on it), and it says so.
-# Environment: IMAGE (fortune-tck/reference:latest), BASE, FORTUNE_TCK_REDIS_IMAGE, COMPOSE_PROJECT_NAME
+# The images are the public ones (BASE, default distroless; FORTUNE_TCK_REDIS_IMAGE, default redis:7;
+# FORTUNE_TCK_RABBITMQ_IMAGE, default rabbitmq:3) when this machine has them or can pull them; otherwise the local
+# ones that make deps builds from Debian's packages (fortune-tck/base:local, and fortune-tck/redis:local and
+# fortune-tck/rabbitmq:local built on it), and it says so.
+# Environment: IMAGE (fortune-tck/reference:latest), BASE, FORTUNE_TCK_REDIS_IMAGE, FORTUNE_TCK_RABBITMQ_IMAGE, COMPOSE_PROJECT_NAME
 # (fortune-tck: the project's volume is then fortune-tck_data, which examples/compose/target.yaml reads),
 # FORTUNE_TCK_COMPOSE (the Compose command to use, e.g. "docker-compose"), and docker-compose.yml's own.
 set -euo pipefail
@@ -40,6 +41,7 @@ esac
 image="${IMAGE:-fortune-tck/reference:latest}"
 base="${BASE:-gcr.io/distroless/static-debian12:nonroot}"
 redis="${FORTUNE_TCK_REDIS_IMAGE:-redis:7}"
+rabbitmq="${FORTUNE_TCK_RABBITMQ_IMAGE:-rabbitmq:3}"
 local_base=fortune-tck/base:local
 
 # build runs docker build quietly, showing its output only when it fails (the legacy builder warns on every
@@ -76,14 +78,20 @@ if ! present "$redis"; then
   build --build-arg BASE="$local_base" -t fortune-tck/redis:local docker/redis
   redis=fortune-tck/redis:local
 fi
+if ! present "$rabbitmq"; then
+  need_local_base "$rabbitmq"
+  echo "compose: $rabbitmq cannot be pulled here; using fortune-tck/rabbitmq:local (Debian's rabbitmq-server on $local_base)"
+  build --build-arg BASE="$local_base" -t fortune-tck/rabbitmq:local docker/rabbitmq
+  rabbitmq=fortune-tck/rabbitmq:local
+fi
 
 echo "compose: building $image from this checkout (the binary compiled here, on $base)"
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o build/reference ./cmd/reference
 build --target local --build-arg BASE="$base" -t "$image" .
 
-export FORTUNE_TCK_IMAGE="$image" FORTUNE_TCK_REDIS_IMAGE="$redis" FORTUNE_TCK_BUILD_TARGET=local
+export FORTUNE_TCK_IMAGE="$image" FORTUNE_TCK_REDIS_IMAGE="$redis" FORTUNE_TCK_RABBITMQ_IMAGE="$rabbitmq" FORTUNE_TCK_BUILD_TARGET=local
 "${compose[@]}" up -d
-echo "compose: the stack runs (project $COMPOSE_PROJECT_NAME, with ${compose[*]}): http://localhost:9000, :8787, :8100, :8888, :8080, :10080"
+echo "compose: the stack runs (project $COMPOSE_PROJECT_NAME, with ${compose[*]}): http://localhost:9000, :8787, :8100, :8888, :8080, :10080; the bus's RabbitMQ at amqp://guest:guest@localhost:${FORTUNE_TCK_RABBITMQ_PORT:-5672}/"
 echo "compose: its logs: ${compose[*]} -p $COMPOSE_PROJECT_NAME logs -f; stop it: make compose-down"
 echo "compose: the suite against it (git, run as root, must use the stack's repository, which another user owns, for this run only):"
 echo "  printf '[safe]\\n\\tdirectory = *\\n[receive]\\n\\tdenyCurrentBranch = ignore\\n' >/tmp/compose.gitconfig"

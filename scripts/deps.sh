@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the programs the tests run for real, or says exactly what is missing. Nothing is skipped silently:
 # a test that needs a program fails when the program is absent.
-#   redis-server: shared rate-limit counters and the refresh bus (gateway and configuration app tests)
+#   redis-server: shared rate-limit counters (gateway tests, the process stack)
+#   rabbitmq-server: the configuration application's refresh bus, Spring Cloud Bus on RabbitMQ (the bus's tests and
+#                 the process stack run private nodes of it; the system service the package starts is not used)
 #   chromium:     the real-browser scenario of the greeting client (driven by chromedp)
 #   node, npm:    the example oidc-provider deployment (examples/oidc-provider) that the interop test runs;
 #                 its npm packages go to ${FORTUNE_TCK_CACHE:-$HOME/.cache/fortune-tck}/oidc-provider
@@ -16,7 +18,8 @@
 set -euo pipefail
 #
 # scripts/deps.sh --conformance [--target] checks only what a conformance run needs (make conformance): git, and
-# Chromium for the real-browser scenario; redis-server too when the run boots the reference (no --target).
+# Chromium for the real-browser scenario; redis-server and rabbitmq-server too when the run boots the reference
+# (no --target).
 # It installs nothing else: no PostgreSQL, Node.js, Docker or example servers.
 
 conformance=false target=false
@@ -28,12 +31,15 @@ for arg in "$@"; do
   esac
 done
 
+# rabbitmq-server's start script, which the tests and the process stack run (not the service's wrapper on PATH).
+rabbitmq=/usr/lib/rabbitmq/bin/rabbitmq-server
+
 if $conformance; then
   needed=(chromium git) packages=(chromium git)
-  if ! $target; then needed+=(redis-server) packages+=(redis-server); fi
+  if ! $target; then needed+=(redis-server "$rabbitmq") packages+=(redis-server rabbitmq-server); fi
 else
-  needed=(redis-server chromium node npm git)
-  packages=(redis-server chromium nodejs npm git)
+  needed=(redis-server "$rabbitmq" chromium node npm git)
+  packages=(redis-server rabbitmq-server chromium nodejs npm git)
 fi
 
 missing=()
@@ -51,6 +57,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # The package starts RabbitMQ as a system service on port 5672, which nothing here uses (the tests and the
+    # process stack run private nodes) and which would take docker-compose.yml's port: stop and disable it.
+    if [[ " ${missing[*]} " == *" rabbitmq-server "* ]] && [ -d /run/systemd/system ]; then
+      echo "deps: stopping and disabling the rabbitmq-server system service the package started (the tests run their own)"
+      systemctl disable --now rabbitmq-server >/dev/null 2>&1 || true
+    fi
   else
     echo "deps: missing ${missing[*]}." >&2
     echo "deps: install them as root, e.g.: sudo apt-get install -y ${missing[*]}" >&2

@@ -17,15 +17,16 @@ import (
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
-// The ports docker-compose.yml publishes on 127.0.0.1, besides Redis's (which the test moves to a free one).
+// The ports docker-compose.yml publishes on 127.0.0.1, besides Redis's and RabbitMQ's (which the test moves to
+// free ones).
 var composePorts = []int{9000, 8787, 8100, 8888, 8080, 8082, 8081, 10080, 10443, 10082, 10445}
 
 // The whole suite against the stack of docker-compose.yml, as docs/operations.md's container section runs it: make
 // compose-up (scripts/compose.sh: the image built from this checkout, local images where no registry answers),
 // make conformance with examples/compose/target.yaml, make compose-down; once with every Compose implementation
 // installed (Compose v2, the docker CLI plugin, and Debian's docker-compose 1.29). Only what that page's
-// defaults cannot know is set: the project's name, a free Redis port, and git's consent to another user's
-// repository.
+// defaults cannot know is set: the project's name, free Redis and RabbitMQ ports, and git's consent to another
+// user's repository.
 func TestTheWholeSuiteAgainstTheComposeStack(t *testing.T) {
 	dockertest.Require(t)
 	tools := composeTools()
@@ -64,7 +65,8 @@ func runAgainstCompose(t *testing.T, tool []string) {
 		t.Fatal(err)
 	}
 	project := fmt.Sprintf("fortunetck%d", time.Now().UnixNano()%1e9)
-	redisPort := freePorts(t, 1)[0]
+	ports := freePorts(t, 2)
+	redisPort, rabbitPort := ports[0], ports[1]
 	// The configuration repository lives in a Docker volume owned by the containers' user, with master checked
 	// out: git reads another user's repository, and moves a checked-out branch, only when told to (the target
 	// file's header says so).
@@ -73,7 +75,8 @@ func runAgainstCompose(t *testing.T, tool []string) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "COMPOSE_PROJECT_NAME="+project, "FORTUNE_TCK_COMPOSE="+strings.Join(tool, " "),
-		"FORTUNE_TCK_REDIS_PORT="+strconv.Itoa(redisPort), "IMAGE=fortune-tck/reference:"+project,
+		"FORTUNE_TCK_REDIS_PORT="+strconv.Itoa(redisPort), "FORTUNE_TCK_RABBITMQ_PORT="+strconv.Itoa(rabbitPort),
+		"IMAGE=fortune-tck/reference:"+project,
 		"FORTUNE_TCK_IMAGE=fortune-tck/reference:"+project, "GIT_CONFIG_GLOBAL="+gitConfig)
 	makeCmd := func(args ...string) (string, error) {
 		cmd := exec.Command("make", args...)
