@@ -21,7 +21,7 @@ func (c *cli) up(ctx context.Context, args []string) int {
 	fs := c.newFlagSet("reference up")
 	data := fs.String("data", c.defaultDataDir(), "directory for the demo data (the configuration repository, caches)")
 	host := fs.String("host", "127.0.0.1", "address every service binds (0.0.0.0 for every interface)")
-	processes := fs.Bool("processes", false, "run each service as a child process on free loopback ports, with a redis-server, two gateway instances and a fresh configuration repository in --data: the stack a conformance run uses")
+	processes := fs.Bool("processes", false, "run each service as a child process on free loopback ports, with a rabbitmq-server for the refresh bus, a redis-server, two gateway instances and a fresh configuration repository in --data: the stack a conformance run uses")
 	targetFile := fs.String("target-file", "", "with --processes: once every service answers, write the target file (tck validate's format) describing the stack to this path")
 	logDir := fs.String("log-dir", "", "with --processes: one log file per service in this directory (default: DATA/logs)")
 	fs.Var(portsFlag{c}, "port", "SERVICE=PORT moves one service off its default port, e.g. --port fortune=18787 (repeatable; 0: a free one)")
