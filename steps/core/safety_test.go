@@ -174,3 +174,14 @@ func TestMaskParamsMasksSecretParametersByName(t *testing.T) {
 		t.Errorf("MaskParams =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The broker's password in services.configApp.broker is a secret of the run: a config app whose /bus/refresh
+// error repeats its broker URL shows it masked.
+func TestTheBrokersPasswordIsMasked(t *testing.T) {
+	r := NewRun(&target.Target{Services: target.Services{ConfigApp: &target.ConfigApp{
+		Broker: "amqp://bus-user:bus-pa55word@127.0.0.1:5672/"}}})
+	got := r.Secrets.Mask("503: cannot reach amqp://bus-user:bus-pa55word@127.0.0.1:5672/")
+	if strings.Contains(got, "bus-pa55word") {
+		t.Errorf("the broker's password shows: %q", got)
+	}
+}

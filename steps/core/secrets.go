@@ -20,7 +20,7 @@ import (
 // Secrets masks secrets by value: whatever a field is called, wherever a target echoes it (a password field
 // named pw, a sign-in form sent with GET, a hidden field, an error page that repeats the request), a secret the
 // harness knows is replaced by Mask. It knows the fixtures' passwords and client secrets, the provisioning
-// client's secret and the repository's password from the target file, and every token a token response
+// client's secret, the repository's and the broker's passwords from the target file, and every token a token response
 // brought (Learn). Each is masked as written and as the encodings it travels in: form and path escaping, JSON,
 // HTML and XML escaping, and HTTP Basic credentials in base64.
 //
@@ -72,6 +72,12 @@ func NewSecrets(t *target.Target) *Secrets {
 	}
 	if cs := t.Services.ConfigServer; cs != nil {
 		s.AddCredentials(cs.Repository.Username, cs.Repository.Password)
+	}
+	if ca := t.Services.ConfigApp; ca != nil && ca.Broker != "" {
+		if u, err := url.Parse(ca.Broker); err == nil && u.User != nil {
+			password, _ := u.User.Password()
+			s.AddCredentials(u.User.Username(), password)
+		}
 	}
 	return s
 }
