@@ -24,7 +24,7 @@ var startedPID = regexp.MustCompile(`started (\S+) \(pid (\d+)\)`)
 // up --processes runs every service as a child process and describes them in a target file that the harness's
 // ordinary loader accepts; stopping up stops every child.
 func TestUpProcessesWritesATargetFileAndStopsItsChildren(t *testing.T) {
-	needs.Program(t, "redis-server")
+	needs.Program(t, "redis-server", "rabbitmq-server")
 	t.Setenv(asReferenceEnv, "1") // its children run the test binary as the reference (restart_test.go)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "target.yaml")

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/freeport"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/rabbitmq"
 	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
@@ -66,18 +67,12 @@ func Start(tb testing.TB) *Broker {
 	return shared
 }
 
-// require stops a test that cannot have a broker: a failure when CI is set or outside -short, a skip under -short.
+// require stops a test that cannot have a broker: skipped under -short (needs.Program), otherwise a failure
+// naming what to install.
 func require(tb testing.TB) {
 	tb.Helper()
-	_, _, err := rabbitmq.Program()
-	switch {
-	case os.Getenv("CI") != "":
-		if err != nil {
-			tb.Fatal(err.Error() + " (CI is set: this test may not be skipped)")
-		}
-	case testing.Short():
-		tb.Skip("this test runs a real rabbitmq-server (seconds to start): skipped under -short")
-	case err != nil:
+	needs.Program(tb, "rabbitmq-server")
+	if _, _, err := rabbitmq.Program(); err != nil {
 		tb.Fatal(err.Error() + "; this test runs a real RabbitMQ")
 	}
 }
