@@ -109,6 +109,8 @@ type ConformanceReport struct {
 	Profiles       []Profile      `yaml:"profiles"`
 	// LeftBehind names what the suite created in the target and could not remove, or had no way to.
 	LeftBehind []string `yaml:"leftBehind,omitempty"`
+	// Expectations is the run judged against an expectations file (tck run --expect), when one was given.
+	Expectations *Expectations `yaml:"expectations,omitempty"`
 }
 
 // Implementation identifies what was tested.
@@ -155,6 +157,10 @@ type Result struct {
 	FailedTests  []string      `yaml:"failedTests,omitempty"`
 	BlockedTests []BlockedTest `yaml:"blockedTests,omitempty"`
 	SkippedTests []string      `yaml:"skippedTests,omitempty"`
+	// PassedTests and UnsupportedTests name the other scenarios, so that every scenario's outcome can be read
+	// back from the report by its stable ID (tck diff compares two runs by them).
+	PassedTests      []string `yaml:"passedTests,omitempty"`
+	UnsupportedTests []string `yaml:"unsupportedTests,omitempty"`
 }
 
 // BlockedTest is a scenario stopped before its behaviour, with the cause.
@@ -187,7 +193,7 @@ type Statistics struct {
 // profile could not run at all.
 func Build(impl Implementation, suiteVersion string, date time.Time, cat *catalog.Catalog, profiles []features.ProfileName, reasons map[features.ProfileName]string, res *Results) ConformanceReport {
 	rep := ConformanceReport{
-		APIVersion: "fortune-tck/v1alpha1", Kind: "ConformanceReport", Implementation: impl,
+		APIVersion: APIVersion, Kind: KindName, Implementation: impl,
 		Date: date.UTC().Format(time.RFC3339), Mode: "default", SuiteVersion: suiteVersion,
 	}
 	for _, name := range profiles {
@@ -292,6 +298,9 @@ func (r *Result) add(s catalog.Scenario, o Outcome, message string) {
 	switch o {
 	case Passed:
 		r.Statistics.Passed++
+		r.PassedTests = append(r.PassedTests, s.ID())
+	case Unsupported:
+		r.UnsupportedTests = append(r.UnsupportedTests, s.ID())
 	case Failed:
 		r.Statistics.Failed++
 		r.FailedTests = append(r.FailedTests, s.ID())
