@@ -11,7 +11,7 @@ import (
 
 // RunFiles are the files a run writes at the top of its reports folder; its service logs go to logs/*.log, and
 // the screenshots scenarios take (reports/greeting-fortune.png) to *.png beside them.
-var RunFiles = []string{"conformance-report.yaml", "junit.xml", "cucumber.json", "index.html"}
+var RunFiles = []string{"conformance-report.yaml", "junit.xml", "cucumber.json", "summary.md", "badge.svg", "index.html"}
 
 // ClearReports removes what an earlier run wrote into dir (RunFiles, *.png and logs/*.log), so that a run that
 // stops before writing its own reports leaves no old verdict or evidence that looks like its own. Anything else

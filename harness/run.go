@@ -21,6 +21,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/catalog"
 	"github.com/fortune-tck/fortune-tck/harness/coverage"
+	"github.com/fortune-tck/fortune-tck/harness/expect"
 	"github.com/fortune-tck/fortune-tck/harness/htmlreport"
 	"github.com/fortune-tck/fortune-tck/harness/progress"
 	"github.com/fortune-tck/fortune-tck/harness/report"
@@ -52,6 +53,8 @@ type Options struct {
 	// Hurry, once closed, cuts short the removal of what an interrupted run created in the target: a second
 	// Ctrl-C. Nil never hurries.
 	Hurry <-chan struct{}
+	// Expect is the expectations file the run is judged against (tck run --expect); nil for none.
+	Expect *expect.File
 }
 
 // Result is the outcome of a run.
@@ -125,10 +128,12 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, err
 	}
 	var elapsed time.Duration
+	capture := newCapture()
+	defer capture.done()
 	if plan.selected > 0 {
 		progress.Start(opts.Output, plan.selected, leftOut(cat, areas, opts.Tags, res))
 		began := time.Now()
-		err := runGodog(ctx, opts, color, godogFormat, plan, suite, cat, res, clean, running)
+		err := runGodog(ctx, opts, color, godogFormat+","+captureFormat, capture.suite, plan, suite, cat, res, clean, running)
 		elapsed = time.Since(began)
 		// What scenarios created in the target and did not remove (a run interrupted in one) goes now, also
 		// after a Ctrl-C, within cleanupTimeout unless a second one hurries it.
@@ -140,15 +145,9 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := stableIDs(opts.ReportsDir, cat); err != nil { // the verdicts stand; only the names are godog's
-			fmt.Fprintf(opts.Output, "Warning: scenarios keep godog's names: %v\n", err)
-		}
-		if err := maskReports(opts.ReportsDir, suite.Secrets()); err != nil {
-			return nil, err
-		}
 	}
 	markNeverRun(plan, res)
-	r, err := finish(opts, cat, areas, reasons, res, suite.LeftBehind(), elapsed)
+	r, err := finish(opts, cat, areas, reasons, res, suite.LeftBehind(), elapsed, capture.done())
 	if err == nil {
 		// The last point every report file passes through, whoever wrote it.
 		err = maskReports(opts.ReportsDir, suite.Secrets())
@@ -305,8 +304,8 @@ func leftOut(cat *catalog.Catalog, areas []features.Area, tags string, res *repo
 	return out
 }
 
-func runGodog(ctx context.Context, opts Options, color bool, godogFormat string, p plan, suite *steps.Suite, cat *catalog.Catalog,
-	res *report.Results, clean cleaner, running *underway) error {
+func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteName string, p plan, suite *steps.Suite,
+	cat *catalog.Catalog, res *report.Results, clean cleaner, running *underway) error {
 	var lines *progress.Lines
 	if opts.Format == progress.Scenarios {
 		lines = progress.NewLines(opts.Output, color)
@@ -350,7 +349,7 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat string,
 		return s, !ok || p.exclude[s.ID()]
 	}
 	ts := godog.TestSuite{
-		Name:                 "fortune-tck",
+		Name:                 suiteName, // the capture formatter finds the run's buffer by it
 		TestSuiteInitializer: suite.InitializeTestSuite,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			var alone bool // the scenario runs with no other of its feature (features.SerialTag)
@@ -387,8 +386,7 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat string,
 			})
 		},
 		Options: &godog.Options{
-			Format: fmt.Sprintf("%s,junit:%s,cucumber:%s", godogFormat,
-				filepath.Join(opts.ReportsDir, "junit.xml"), filepath.Join(opts.ReportsDir, "cucumber.json")),
+			Format: godogFormat,
 			Output: opts.Output, NoColors: !color,
 			FS: opts.Features, Paths: p.paths, Tags: p.tags,
 			Strict: true, Concurrency: opts.Concurrency, TestingT: opts.TestingT, DefaultContext: ctx,
@@ -414,10 +412,11 @@ func markNeverRun(p plan, res *report.Results) {
 	}
 }
 
-func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results, left []string, elapsed time.Duration) (*Result, error) {
+func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results, left []string, elapsed time.Duration, godogJSON []byte) (*Result, error) {
 	impl := opts.Target.Implementation
 	rep := report.Build(report.Implementation(impl), suiteVersion, opts.Now(), cat, profilesOf(areas), reasons, res)
 	rep.LeftBehind = left
+	judge(opts, cat, res, &rep)
 	r := &Result{Report: rep, ReportPath: filepath.Join(opts.ReportsDir, "conformance-report.yaml"),
 		Elapsed: elapsed, Concurrency: opts.Concurrency}
 	for _, s := range cat.Scenarios {
@@ -443,6 +442,7 @@ func finish(opts Options, cat *catalog.Catalog, areas []features.Area, reasons m
 	if err := report.Write(r.ReportPath, rep); err != nil {
 		return nil, fmt.Errorf("writing the conformance report: %w", err)
 	}
+	writeCIFiles(opts, cat, areas, res, rep, r, godogJSON)
 	// The page people open: from the files just written, as tck report makes it later.
 	sections, _ := coverage.LoadSections(opts.Features, "sections.yaml") // features without an index: no coverage view
 	page, err := htmlreport.WriteDir(opts.ReportsDir, cat, sections)
@@ -478,7 +478,7 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 	list := func(title string, o report.Outcome, withMessage bool) {
 		first := true
 		for _, s := range cat.Scenarios {
-			if res.Get(s) != o || (o == report.Blocked && res.Messages[s.ID()] != "" && profileBlocked(rep, s.Profile)) {
+			if res.Get(s) != o || (o == report.Blocked && res.Messages[s.ID()] != "" && profileBlocked(rep, s.Profile)) || expectedNow(rep, s.ID()) {
 				continue
 			}
 			if first {
@@ -493,6 +493,7 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 	}
 	list("Failed scenarios:", report.Failed, true)
 	list("Blocked scenarios (a precondition failed before the behaviour they verify):", report.Blocked, true)
+	printExpectations(w, rep.Expectations)
 	fmt.Fprintf(w, "%d passed, %d failed, %d blocked, %d skipped, %d not supported, %d not under test, in %s (%d at once)\n",
 		r.Passed, r.Failed, r.Blocked, r.Skipped, r.Unsupported, r.NotUnderTest, r.Elapsed.Round(100*time.Millisecond), r.Concurrency)
 	if len(rep.LeftBehind) > 0 {
@@ -501,7 +502,7 @@ func printSummary(w io.Writer, rep report.ConformanceReport, r *Result, cat *cat
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "Reports in %s: %s, junit.xml, cucumber.json\n", filepath.Dir(r.ReportPath), filepath.Base(r.ReportPath))
+	fmt.Fprintf(w, "Reports in %s: %s, junit.xml, cucumber.json, summary.md, badge.svg\n", filepath.Dir(r.ReportPath), filepath.Base(r.ReportPath))
 	if r.PagePath != "" {
 		fmt.Fprintf(w, "Open %s in a browser to see them.\n", r.PagePath)
 	}

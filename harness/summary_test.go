@@ -13,14 +13,14 @@ func TestTheSummaryEndsWithTheReportsAndThePage(t *testing.T) {
 	var out strings.Builder
 	r := &Result{ReportPath: "out/conformance-report.yaml", PagePath: "out/index.html"}
 	printSummary(&out, report.ConformanceReport{}, r, &catalog.Catalog{}, report.NewResults())
-	want := "Reports in out: conformance-report.yaml, junit.xml, cucumber.json\nOpen out/index.html in a browser to see them.\n"
+	want := "Reports in out: conformance-report.yaml, junit.xml, cucumber.json, summary.md, badge.svg\nOpen out/index.html in a browser to see them.\n"
 	if !strings.HasSuffix(out.String(), want) || strings.Contains(out.String(), "Reports:") {
 		t.Errorf("the summary ends\n%s\nwant it to end\n%s", out.String(), want)
 	}
 	out.Reset()
 	r.PagePath = ""
 	printSummary(&out, report.ConformanceReport{}, r, &catalog.Catalog{}, report.NewResults())
-	if !strings.HasSuffix(out.String(), "cucumber.json\n") {
+	if !strings.HasSuffix(out.String(), "badge.svg\n") {
 		t.Errorf("without a page, the summary ends\n%s", out.String())
 	}
 }

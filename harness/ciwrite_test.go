@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -312,55 +312,136 @@ func fortuneURL(u string) string {
 	return u
 }
 
-// The rewrite keeps everything else as godog wrote it, and refuses a scenario the features do not have rather
-// than leave it under a name that is not an ID.
-func TestTheRewriteKeepsTheRestAndRefusesUnknownScenarios(t *testing.T) {
-	cat, err := catalog.Load(fixtureFeatures)
-	if err != nil {
-		t.Fatal(err)
+// A run with every outcome: junit.xml gives each scenario its outcome and reason (failed a <failure> with the
+// message, blocked an <error> with the cause, not supported and not under test a <skipped> that says why), and
+// its header counts are the summary line's; cucumber.json carries the same outcome and reason on each element.
+func TestJUnitAndCucumberCarryEveryOutcomeWithItsReason(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for k, v := range fixtureFeatures {
+		fsys[k] = v
 	}
-	cuke := `[{"uri":"fortune/more.feature","id":"evidence","zeta":[1,{"b":2,"a":1}],"elements":[{"id":"evidence;another","line":3,"steps":[]}]},{"uri":"fortune/evidence.feature","id":"x"}]`
-	out, err := stableCucumber([]byte(cuke), cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `[{"uri":"fortune/more.feature","id":"evidence","zeta":[1,{"b":2,"a":1}],"elements":[{"id":"fortune/more/another-answer-that-passes","line":3,"steps":[]}]},{"uri":"fortune/evidence.feature","id":"x"}]`
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, out); err != nil || compact.String() != want {
-		t.Errorf("rewritten as\n%s\nwant\n%s (%v)", compact.String(), want, err)
-	}
-	if _, err := stableCucumber([]byte(strings.Replace(cuke, `"line":3`, `"line":4`, 1)), cat); err == nil || !strings.Contains(err.Error(), "fortune/more.feature:4") {
-		t.Errorf("an element at no scenario's line: err = %v", err)
-	}
+	fsys["fortune/optional.feature"] = &fstest.MapFile{Data: []byte(`Feature: Optional
 
-	junit := `<testsuites name="s"><testsuite name="Evidence" tests="1"><testcase name="Another answer that passes" status="failed" time="1"><failure message="a &amp; b"></failure></testcase></testsuite></testsuites>`
-	out, err = stableJUnit([]byte(junit), cat)
+  @capability-fortune.rfc6750-errors
+  Scenario: A refusal has a Bearer challenge
+    When the fortune service is called at "/ok" with no token
+    Then the answer is 200
+`)}
+	fsys["greeting/page.feature"] = &fstest.MapFile{Data: []byte(`Feature: Page
+
+  Scenario: The page answers
+    When the fortune service is called at "/ok" with no token
+    Then the answer is 200
+`)}
+	reports := t.TempDir()
+	var out strings.Builder
+	res, err := Run(context.Background(), Options{Target: fortuneFixture(t), Features: fsys, ReportsDir: reports, Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{`<testsuites name="s">`, `<testsuite name="Evidence" tests="1">`,
-		`<testcase name="fortune/more/another-answer-that-passes" classname="fortune/more" status="failed" time="1"><failure message="a &amp; b"></failure></testcase>`} {
-		if !strings.Contains(string(out), w) {
-			t.Errorf("junit.xml rewritten as\n%s\nlacks %s", out, w)
+	if res.Passed != 4 || res.Failed != 1 || res.Blocked != 1 || res.Unsupported != 1 || res.NotUnderTest != 1 {
+		t.Fatalf("want 4 passed, 1 failed, 1 blocked, 1 not supported, 1 not under test: %+v\n%s", res, out.String())
+	}
+	summary := regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed, (\d+) blocked, (\d+) skipped, (\d+) not supported, (\d+) not under test`).FindStringSubmatch(out.String())
+	if summary == nil {
+		t.Fatalf("no summary line:\n%s", out.String())
+	}
+	n := func(i int) int { v, _ := strconv.Atoi(summary[i]); return v }
+
+	var ju struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Tests int `xml:"tests,attr"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Status  string `xml:"status,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+				Error *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"error"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(readFile(t, filepath.Join(reports, "junit.xml"))), &ju); err != nil {
+		t.Fatal(err)
+	}
+	if ju.Tests != n(1)+n(2)+n(3)+n(4)+n(5)+n(6) || ju.Failures != n(2) || ju.Errors != n(3) || ju.Skipped != n(4)+n(5)+n(6) {
+		t.Errorf("junit.xml counts tests=%d failures=%d errors=%d skipped=%d; the summary line says %s", ju.Tests, ju.Failures, ju.Errors, ju.Skipped, summary[0])
+	}
+	cases := map[string]string{}
+	sum := 0
+	for _, s := range ju.Suites {
+		sum += s.Tests
+		for _, c := range s.Cases {
+			switch {
+			case c.Failure != nil:
+				cases[c.Name] = "failure: " + c.Failure.Message
+			case c.Error != nil:
+				cases[c.Name] = "error: " + c.Error.Message
+			case c.Skipped != nil:
+				cases[c.Name] = "skipped: " + c.Skipped.Message
+			default:
+				cases[c.Name] = c.Status
+			}
 		}
 	}
-	if _, err := stableJUnit([]byte(strings.Replace(junit, "Another answer", "A third answer", 1)), cat); err == nil {
-		t.Error("a testcase that is no scenario of the feature was accepted")
+	if sum != ju.Tests {
+		t.Errorf("the testsuites hold %d testcases, the header says %d", sum, ju.Tests)
+	}
+	for id, want := range map[string]string{
+		"fortune/evidence/an-answer-that-passes":            "passed",
+		"fortune/evidence/an-answer-that-fails":             "failure: status 418, want 200",
+		"fortune/evidence/a-precondition-that-fails":        `error: blocked: at "the answer is 200": status 418, want 200`,
+		"fortune/optional/a-refusal-has-a-bearer-challenge": "skipped: not supported: it needs capability fortune.rfc6750-errors, which the target does not declare",
+		"greeting/page/the-page-answers":                    "skipped: not under test: the target declares no greeting service, so the greeting area is not under test",
+	} {
+		if cases[id] != want {
+			t.Errorf("junit.xml: %s is %q, want %q", id, cases[id], want)
+		}
 	}
 
-	// A file that cannot be rewritten is left as it is, and named; the other is rewritten all the same.
-	dir := t.TempDir()
-	bad := `[{"uri":"fortune/more.feature","elements":[{"id":"x","line":99}]}]`
-	_ = os.WriteFile(filepath.Join(dir, "junit.xml"), []byte(junit), 0o644)
-	_ = os.WriteFile(filepath.Join(dir, "cucumber.json"), []byte(bad), 0o644)
-	err = stableIDs(dir, cat)
-	if err == nil || !strings.Contains(err.Error(), "cucumber.json") || strings.Contains(err.Error(), "junit.xml") {
-		t.Errorf("err = %v, want cucumber.json named, alone", err)
+	var cuke []struct {
+		Elements []struct {
+			ID, Outcome, Reason string
+			Before              []struct {
+				Result struct {
+					Status string `json:"status"`
+					Error  string `json:"error_message"`
+				} `json:"result"`
+			} `json:"before"`
+		} `json:"elements"`
 	}
-	if got := readFile(t, filepath.Join(dir, "cucumber.json")); got != bad {
-		t.Errorf("cucumber.json was changed: %s", got)
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(reports, "cucumber.json"))), &cuke); err != nil {
+		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(dir, "junit.xml")); !strings.Contains(got, `name="fortune/more/another-answer-that-passes"`) {
-		t.Errorf("junit.xml was not rewritten: %s", got)
+	got := map[string]string{}
+	for _, f := range cuke {
+		for _, e := range f.Elements {
+			got[e.ID] = e.Outcome + ": " + e.Reason
+			if e.Outcome == "unsupported" && (len(e.Before) != 1 || e.Before[0].Result.Status != "skipped" || !strings.Contains(e.Before[0].Result.Error, "fortune.rfc6750-errors")) {
+				t.Errorf("cucumber.json: the unsupported scenario has no hook that says why: %+v", e)
+			}
+		}
+	}
+	for id, want := range map[string]string{
+		"fortune/evidence/a-precondition-that-fails":        `blocked: at "the answer is 200": status 418, want 200`,
+		"fortune/optional/a-refusal-has-a-bearer-challenge": "unsupported: it needs capability fortune.rfc6750-errors",
+		"greeting/page/the-page-answers":                    "not under test: the target declares no greeting service",
+	} {
+		if !strings.HasPrefix(got[id], want) {
+			t.Errorf("cucumber.json: %s is %q, want %q...", id, got[id], want)
+		}
+	}
+	if len(got) != ju.Tests {
+		t.Errorf("cucumber.json has %d scenarios, junit.xml %d", len(got), ju.Tests)
 	}
 }
