@@ -50,6 +50,7 @@ func parse() (*template.Template, error) {
 	t := template.New("pages").Funcs(template.FuncMap{
 		"label":    OutcomeLabel,
 		"oclass":   outcomeClass,
+		"eclass":   expectationClass,
 		"dur":      formatDuration,
 		"bar":      bar,
 		"imgsrc":   imageSource,
