@@ -40,7 +40,10 @@ const (
 const usage = `tck runs the fortune-tck conformance suite against an implementation of the interface.
 
 Usage:
-  tck run [--target FILE] [--tags EXPR] [--format progress|pretty] [--reports DIR] [--timeout D] [--features DIR]
+  tck run [--target FILE] [--tags EXPR] [--expect FILE] [--format progress|pretty] [--reports DIR] [--timeout D]
+          [--features DIR]
+  tck expect --from DIR [--out FILE] | tck expect --check FILE | tck expect --list
+  tck diff [--format text|markdown|json] OLD NEW
   tck coverage [--verbose] [--features DIR]
   tck validate FILE
   tck capabilities
@@ -52,6 +55,10 @@ Usage:
 Commands:
   run           Run the features. Without --target, build the reference implementation from this checkout,
                 start its services on free ports, run against them and stop them again.
+  expect        Write a starting expectations file from a run's reports (each difference with the run's
+                reason as its why, to edit), check one, or list the stable IDs an entry may name.
+  diff          Compare two runs (report folders or conformance-report.yaml files) by stable ID: newly
+                failing or blocked, newly passing, not supported, added or removed, capabilities gained or lost.
   coverage      For every numbered section and table row of the spec, the scenarios that cite it and assert
                 it; then the citations no outcome step backs, and the sections no scenario covers yet.
   validate      Check a target file and report every mistake with its field.
@@ -63,11 +70,13 @@ Commands:
                 HTML page, DIR/index.html: results, every scenario with its steps and evidence, spec coverage.
   docs          Render the features as a browsable spec (reports/spec.html), with a run's outcomes if given.
 
-Exit status: 0 no selected scenario failed or was blocked (those not supported or not under test do not count);
-1 some failed or were blocked (tck matrix --check: a difference without a note); 2 bad usage or target file;
-3 the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to start, the
-run took longer than --timeout); 130 interrupted (Ctrl-C: the run removes what it created and stops what it
-started; a second Ctrl-C stops it at once).
+Exit status: 0 no selected scenario failed or was blocked (those not supported or not under test do not count),
+or with --expect every failed or blocked one is expected and every entry of the file happened; 1 some failed or
+were blocked, unexpectedly with --expect, or an expected one did not happen (tck diff: a regression; tck matrix
+--check: a difference without an entry); 2 bad usage, target file or expectations file; 3 the run could not be
+done (the target is unreachable or its set-up is wrong, the reference failed to start, the run took longer than
+--timeout); 130 interrupted (Ctrl-C: the run removes what it created and stops what it started; a second Ctrl-C
+stops it at once).
 tck run first removes an earlier run's reports; one it cannot carry out leaves an index.html that says why.
 Run 'tck COMMAND --help' (or 'tck help COMMAND') for the flags of a command.
 `
@@ -104,8 +113,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runReport(args[1:], stdout, stderr)
 	case "docs":
 		return runDocs(args[1:], stdout, stderr)
+	case "expect":
+		return runExpect(args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, coverage, validate, capabilities, matrix, report, docs (tck --help)\n", args[0])
+	fmt.Fprintf(stderr, "tck: unknown command %q; the commands are run, expect, diff, coverage, validate, capabilities, matrix, report, docs (tck --help)\n", args[0])
 	return exitUsage
 }
 
@@ -152,6 +165,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	var o runOptions
 	fl.StringVar(&o.target, "target", "", "target description (YAML) of the implementation under test; default: boot the reference")
 	fl.StringVar(&o.tags, "tags", "", "godog tag expression selecting scenarios, e.g. '@spec-4.4 && ~@capability-config.errors'")
+	fl.StringVar(&o.expect, "expect", "", "expectations file: the known differences (stable IDs with the outcome expected and why); the run\n"+
+		"exits 0 when every failed or blocked scenario is expected and 1 on an unexpected one or an entry that\n"+
+		"did not happen (tck expect --from DIR writes a starting file)")
 	fl.StringVar(&o.format, "format", progress.Scenarios, "terminal format: progress (a line per scenario as it ends: passed, failed or blocked, its time, its ID)\n"+
 		"or pretty (every step); either way the run ends with the harness's summary")
 	fl.StringVar(&o.reports, "reports", "reports", "folder for junit.xml, cucumber.json, conformance-report.yaml and index.html; a run first\n"+
@@ -185,9 +201,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 
 // runOptions are the flags of tck run.
 type runOptions struct {
-	target, tags, format, reports, features string
-	concurrency                             int
-	timeout                                 time.Duration
+	target, tags, format, reports, features, expect string
+	concurrency                                     int
+	timeout                                         time.Duration
 }
 
 // defaultTimeout is how long a run may take at most unless --timeout says otherwise: the reference's whole
@@ -237,6 +253,10 @@ func runChecked(o runOptions, f *failure, stdout io.Writer) int {
 	if o.timeout <= 0 {
 		return f.fail(exitUsage, "tck run: --timeout %s: give a positive duration such as 90s or 30m", o.timeout)
 	}
+	expected, err := loadExpectations(o.expect, fsys)
+	if err != nil {
+		return f.fail(exitUsage, "tck run: --expect: %v", err)
+	}
 	sig := onInterrupt(f.stderr)
 	defer sig.stop()
 	ctx, cancel := context.WithTimeoutCause(sig.ctx, o.timeout, harness.ErrTimeout)
@@ -248,7 +268,8 @@ func runChecked(o runOptions, f *failure, stdout io.Writer) int {
 	}
 	defer tg.stop()
 	res, err := harness.Run(ctx, harness.Options{Target: tg.target, Tags: o.tags, Format: o.format,
-		ReportsDir: o.reports, Output: stdout, Features: fsys, Concurrency: o.concurrency, Hurry: sig.hurry})
+		ReportsDir: o.reports, Output: stdout, Features: fsys, Concurrency: o.concurrency, Hurry: sig.hurry,
+		Expect: expected})
 	switch {
 	case errors.Is(context.Cause(ctx), harness.ErrTimeout) && err != nil:
 		return f.fail(exitRunError, "tck: the run took longer than --timeout %s and was stopped: %v", o.timeout, err)
@@ -256,7 +277,7 @@ func runChecked(o runOptions, f *failure, stdout io.Writer) int {
 		return f.fail(exitInterrupted, "tck: interrupted; stopping the services it started")
 	case err != nil:
 		return f.fail(exitRunError, "tck: %v", err)
-	case res.Failed > 0 || res.Blocked > 0:
+	case !res.OK():
 		return exitFailed
 	}
 	return exitOK
