@@ -64,7 +64,7 @@ Commands:
   validate      Check a target file and report every mistake with its field.
   capabilities  List the optional capabilities a target file may declare.
   matrix        Compare the reports of several implementations (each DIR holds a conformance-report.yaml and
-                the differences.yaml that says why each difference is one) as a Markdown table; --html also
+                the expectations.yaml that says why each difference is one) as a Markdown table; --html also
                 writes it as a page.
   report        Render a run's reports (DIR/conformance-report.yaml, DIR/cucumber.json) as one self-contained
                 HTML page, DIR/index.html: results, every scenario with its steps and evidence, spec coverage.
@@ -465,9 +465,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("tck matrix", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	check := fl.Bool("check", false, "fail when a difference has no note in differences.yaml, or a note explains nothing the report shows")
+	check := fl.Bool("check", false, "fail when a difference has no entry in expectations.yaml (a capability not declared included), or an\nentry explains nothing the report shows")
 	htmlOut := fl.String("html", "", "also write the table as a self-contained HTML page to this file")
-	fl.Usage = usageOf(fl, "tck matrix [--check] [--html FILE] DIR...", "Prints a Markdown table of the conformance reports in the folders: one row per implementation, each\nprofile's core and extended result, and why it differs where it does (DIR/differences.yaml).")
+	fl.Usage = usageOf(fl, "tck matrix [--check] [--html FILE] DIR...", "Prints a Markdown table of the conformance reports in the folders: one row per implementation, each\nprofile's core and extended result, and why it differs where it does (DIR/expectations.yaml, as tck run --expect takes it).")
 	if code, done := parse(fl, args, stdout); done {
 		return code
 	}

@@ -169,7 +169,7 @@ func TestMatrixWritesAnHTMLPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"<!DOCTYPE html>", "example", "1 failed", "differences without a note: fortune/fortune/"} {
+	for _, w := range []string{"<!DOCTYPE html>", "example", "1 failed", "differences without an entry: fortune/fortune/"} {
 		if !strings.Contains(string(data), w) {
 			t.Errorf("the matrix page lacks %q", w)
 		}

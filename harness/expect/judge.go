@@ -115,15 +115,19 @@ func happenedOf(id string, o features.Outcome, cat *catalog.Catalog, run Run) (h
 			outcomes = append(outcomes, run.Outcomes[s.ID()])
 		}
 	}
-	if len(outcomes) == 0 {
-		return false, false, ""
-	}
 	kind, _ := KindOf(id, cat)
 	if o == features.Unsupported && (kind == KindCapability || kind == KindFixture) {
+		// The report's unsupportedFeatures say it, also when it lists no scenario one by one (older reports).
 		if slices.Contains(run.Report.UnsupportedFeatures(), id) {
 			return true, true, ""
 		}
+		if len(outcomes) == 0 {
+			return false, false, ""
+		}
 		return false, true, "declared by the target: " + describe(outcomes)
+	}
+	if len(outcomes) == 0 {
+		return false, false, ""
 	}
 	if kind == KindProfile && o == features.Unsupported {
 		if profileResult(run.Report, strings.TrimPrefix(id, ProfilePrefix)) == report.NotSupported {

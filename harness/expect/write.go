@@ -104,8 +104,8 @@ func Write(w io.Writer, f *File) error {
 func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }
 
 // Explain holds a run to what a published interop row needs (tck matrix --check, make interop): every failed
-// or blocked scenario expected, and every capability or fixture the target does not declare named too; no entry
-// the run contradicts or could not judge. It returns the differences without an entry and the entries that
+// or blocked scenario expected, and every capability or fixture the target does not declare named too (but for
+// a profile that could not run at all, whose entry is its own); no entry the run contradicts or could not judge. It returns the differences without an entry and the entries that
 // explain nothing the run showed.
 func Explain(f *File, cat *catalog.Catalog, run Run) (unexplained, stale []string) {
 	j := Judge(f, cat, run)
@@ -118,9 +118,14 @@ func Explain(f *File, cat *catalog.Catalog, run Run) (unexplained, stale []strin
 			named[id] = e.Outcome == features.Unsupported || named[id]
 		}
 	}
-	for _, feature := range run.Report.UnsupportedFeatures() {
-		if !named[feature] {
-			unexplained = append(unexplained, feature)
+	for _, p := range run.Report.Profiles {
+		if p.Reason != "" || p.Extended == nil {
+			continue // a profile that could not run at all is one difference, its own entry's
+		}
+		for _, feature := range p.Extended.UnsupportedFeatures {
+			if !named[feature] {
+				unexplained = append(unexplained, feature)
+			}
 		}
 	}
 	for _, s := range j.DidNotHappen {

@@ -82,7 +82,7 @@ func TestMatrixPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := text(doc)
-	for _, w := range []string{"because <script>", "not under test", "differences without a note: " + idBlocked, "fortune.rfc6750-errors", "1 failed"} {
+	for _, w := range []string{"because <script>", "not under test", "differences without an entry: " + idBlocked, "fortune.rfc6750-errors", "1 failed"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("the matrix does not say %q", w)
 		}

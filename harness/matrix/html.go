@@ -36,7 +36,7 @@ func View(rows []Row) htmlreport.Matrix {
 		}
 		applied, unexplained, stale := r.Explain()
 		for _, n := range applied {
-			v.Notes = append(v.Notes, htmlreport.MatrixNote{About: n.About, Why: n.Why})
+			v.Notes = append(v.Notes, htmlreport.MatrixNote{About: n.IDs, Why: n.Why})
 		}
 		v.Unexplained, v.Stale = unexplained, stale
 		m.Rows = append(m.Rows, v)

@@ -1,82 +1,60 @@
 // Package matrix compares conformance reports of several implementations: one row per implementation with
 // each profile's core and extended result, and every difference from the spec named with why it is one (the
-// standard that allows it, or the spec statement it breaks), from notes kept beside each report. A difference
-// without a note, or a note no difference needs, is an error: the table never says less, or more, than the
-// runs showed.
+// standard that allows it, or the spec statement it breaks), from the expectations file kept beside each report
+// (harness/expect). A difference without an entry, or an entry no difference needs, is an error: the table
+// never says less, or more, than the runs showed.
 package matrix
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/fortune-tck/fortune-tck/features"
+	"github.com/fortune-tck/fortune-tck/harness/catalog"
+	"github.com/fortune-tck/fortune-tck/harness/expect"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 )
 
-// NotesFile is the name of the notes beside a report (and in an example's folder).
-const NotesFile = "differences.yaml"
+// NotesFile is the name of the expectations file beside a report (and in an example's folder): the
+// differences an implementation is known to have, each with why (harness/expect's format, as tck run --expect
+// takes it).
+const NotesFile = "expectations.yaml"
 
-// Notes say why an implementation differs from the spec where it does.
-type Notes struct {
-	Notes []Note `yaml:"notes"`
-}
+// suite is the catalog of the suite's own features, which the reports name.
+var suite = sync.OnceValues(func() (*catalog.Catalog, error) { return catalog.Load(features.FS) })
 
-// Note explains a set of differences: scenario ids, capabilities the implementation does not declare, or
-// "profile:<name>" for a profile that could not run at all.
-type Note struct {
-	About []string `yaml:"about"`
-	Why   string   `yaml:"why"`
-}
-
-// Row is one implementation's report with its notes.
+// Row is one implementation's report with its expectations file (nil when it has none).
 type Row struct {
 	Report report.ConformanceReport
-	Notes  Notes
+	Expect *expect.File
 }
 
-// Load reads dir/conformance-report.yaml and, when present, dir/differences.yaml.
+// Load reads dir/conformance-report.yaml and, when present, dir/expectations.yaml, checked against the suite's
+// features.
 func Load(dir string) (Row, error) {
 	var r Row
-	data, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	rep, _, err := report.Load(dir)
 	if err != nil {
 		return r, err
 	}
-	if err := yaml.Unmarshal(data, &r.Report); err != nil {
-		return r, fmt.Errorf("%s: %w", filepath.Join(dir, "conformance-report.yaml"), err)
+	if len(rep.Profiles) == 0 {
+		return r, fmt.Errorf("%s: the conformance report has no profiles", dir)
 	}
-	if r.Report.Kind != "ConformanceReport" || len(r.Report.Profiles) == 0 {
-		return r, fmt.Errorf("%s: not a conformance report of tck (kind %q, %d profiles)", dir, r.Report.Kind, len(r.Report.Profiles))
+	r.Report = rep
+	cat, err := suite()
+	if err != nil {
+		return r, err
 	}
-	r.Notes, err = LoadNotes(filepath.Join(dir, NotesFile))
-	if os.IsNotExist(err) {
-		err = nil
+	r.Expect, err = expect.Load(filepath.Join(dir, NotesFile), cat)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.Expect, err = nil, nil
 	}
 	return r, err
-}
-
-// LoadNotes reads a notes file; every note needs about and why.
-func LoadNotes(path string) (Notes, error) {
-	var n Notes
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return n, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&n); err != nil {
-		return n, fmt.Errorf("%s: %w", path, err)
-	}
-	for i, note := range n.Notes {
-		if len(note.About) == 0 || strings.TrimSpace(note.Why) == "" {
-			return n, fmt.Errorf("%s: notes[%d]: about and why are required", path, i)
-		}
-	}
-	return n, nil
 }
 
 // Differences are what the report shows the implementation does not do as the spec says: every failed or
@@ -105,28 +83,23 @@ func Differences(rep report.ConformanceReport) []string {
 	return slices.Compact(out)
 }
 
-// Explain pairs each difference with its note. It returns the notes that apply, in their order, and the
-// differences no note explains and the note entries no difference needs: both must be empty for a row that
-// can be published.
-func (r Row) Explain() (applied []Note, unexplained, stale []string) {
-	diffs := Differences(r.Report)
-	explained := map[string]bool{}
-	for _, n := range r.Notes.Notes {
-		used := false
-		for _, a := range n.About {
-			if slices.Contains(diffs, a) {
-				explained[a], used = true, true
-			} else {
-				stale = append(stale, a)
-			}
-		}
-		if used {
-			applied = append(applied, n)
-		}
+// Explain pairs each difference with its entry. It returns the entries that apply, in their order, and the
+// differences no entry explains and the entries no difference needs (expect.Explain): both must be empty for a
+// row that can be published.
+func (r Row) Explain() (applied []expect.Entry, unexplained, stale []string) {
+	f := r.Expect
+	if f == nil {
+		f = &expect.File{Path: NotesFile}
 	}
-	for _, d := range diffs {
-		if !explained[d] {
-			unexplained = append(unexplained, d)
+	cat, err := suite()
+	if err != nil {
+		return nil, []string{err.Error()}, nil
+	}
+	unexplained, stale = expect.Explain(f, cat, expect.RunOf(r.Report, nil))
+	diffs := Differences(r.Report)
+	for _, e := range f.Entries {
+		if slices.ContainsFunc(e.IDs, func(id string) bool { return slices.Contains(diffs, id) }) {
+			applied = append(applied, e)
 		}
 	}
 	return applied, unexplained, stale
@@ -137,10 +110,10 @@ func (r Row) Check() error {
 	_, unexplained, stale := r.Explain()
 	var problems []string
 	if len(unexplained) > 0 {
-		problems = append(problems, "differences without a note (say why in "+NotesFile+"): "+strings.Join(unexplained, ", "))
+		problems = append(problems, "differences without an entry (say why in "+NotesFile+"): "+strings.Join(unexplained, ", "))
 	}
 	if len(stale) > 0 {
-		problems = append(problems, "notes about what the run did not show (remove them): "+strings.Join(stale, ", "))
+		problems = append(problems, "entries about what the run did not show (remove them): "+strings.Join(stale, ", "))
 	}
 	if len(problems) > 0 {
 		impl := r.Report.Implementation

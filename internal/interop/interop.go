@@ -92,11 +92,34 @@ type Result struct {
 	Output string
 }
 
-// Run starts the example, runs tck against its target file with the reports in reportsDir, and stops the
-// example again, also after a failure. Its log is reportsDir/logs/<name>.log. A start that fails is an error;
-// a run whose scenarios fail is not: that is the Result.
+// ExpectationsFile is the name of an example's known differences beside its interop.yaml (tck run --expect).
+const ExpectationsFile = "expectations.yaml"
+
+// Expectations is the example's expectations file, "" when it has none.
+func (e Example) Expectations() string {
+	f := filepath.Join(e.Dir, ExpectationsFile)
+	if _, err := os.Stat(f); err != nil {
+		return ""
+	}
+	return f
+}
+
+// Run starts the example, runs tck against its target file with the reports in reportsDir, judged against the
+// example's expectations file, and stops the example again, also after a failure. Its log is
+// reportsDir/logs/<name>.log. A start that fails is an error; a run whose scenarios fail is not: that is the
+// Result.
 func (e Example) Run(ctx context.Context, tck, reportsDir string) (*Result, error) {
-	logs := filepath.Join(reportsDir, "logs")
+	p, err := e.Launch(ctx, filepath.Join(reportsDir, "logs"))
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop(10 * time.Second)
+	return e.Tck(ctx, tck, reportsDir, e.Expectations())
+}
+
+// Launch starts the implementation, its log in logs/<name>.log, and waits until it says it is ready; the caller
+// stops it.
+func (e Example) Launch(ctx context.Context, logs string) (*launch.Process, error) {
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
 	}
@@ -104,13 +127,22 @@ func (e Example) Run(ctx context.Context, tck, reportsDir string) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	defer p.Stop(10 * time.Second)
 	if err := p.WaitOutput(ctx, e.Ready, time.Duration(e.Timeout)); err != nil {
+		p.Stop(10 * time.Second)
 		return nil, fmt.Errorf("starting %s: %w", e.Name, err)
 	}
+	return p, nil
+}
+
+// Tck runs tck against the started example's target file with the reports in reportsDir, judged against the
+// expectations file expect ("" for none).
+func (e Example) Tck(ctx context.Context, tck, reportsDir, expect string) (*Result, error) {
 	args := []string{"run", "--target", filepath.Join(e.Dir, e.Target), "--reports", reportsDir, "--format", "progress"}
 	if e.Concurrency > 0 {
 		args = append(args, "--concurrency", strconv.Itoa(e.Concurrency))
+	}
+	if expect != "" {
+		args = append(args, "--expect", expect)
 	}
 	cmd := exec.CommandContext(ctx, tck, args...)
 	out, err := cmd.CombinedOutput()

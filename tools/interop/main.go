@@ -1,9 +1,9 @@
 // Command interop runs the suite against every implementation of examples/ that has an interop.yaml (make
-// interop): it starts each one, runs tck against its target file, keeps the reports in
-// reports/interop/<name>/ with the notes that say why each difference is one, and writes the table of them
-// (reports/interop/README.md, committed, and the page reports/interop/index.html, which git ignores as it
-// ignores each run's index.html). It exits 1 when an implementation could not be run, or when a difference has
-// no note or a note explains nothing.
+// interop): it starts each one, runs tck against its target file judged against the example's expectations
+// file, keeps the reports in reports/interop/<name>/ with that file (which says why each difference is one),
+// and writes the table of them (reports/interop/README.md, committed, and the page reports/interop/index.html,
+// which git ignores as it ignores each run's index.html). It exits 1 when an implementation could not be run,
+// or when a difference has no entry or an entry explains nothing.
 package main
 
 import (
@@ -145,8 +145,8 @@ func writeTable(examples []interop.Example, out string, stdout io.Writer) error 
 // page is reports/interop/README.md: the table, and what each folder holds.
 func page(table string) string {
 	return "# Interoperability\n\nWritten by `make interop` (tools/interop): the suite against each implementation of `examples/`.\n" +
-		"Each folder holds its conformance report, its JUnit and cucumber files, and `differences.yaml`: why each\n" +
-		"difference is one. The HTML pages are not committed: `make interop` writes them (`index.html` here and in\n" +
+		"Each folder holds its conformance report, its JUnit and cucumber files, and `expectations.yaml`: why each\n" +
+		"difference is one (the file `tck run --expect` takes). The HTML pages are not committed: `make interop` writes them (`index.html` here and in\n" +
 		"each folder), and `go run ./cmd/tck report --reports reports/interop/NAME` writes one from the committed files.\n\n" +
 		table
 }
