@@ -8,7 +8,7 @@ MUTANTS = $(shell grep -c '^  - id:' tools/mutants/catalogue.yaml)
 .PHONY: help demo test test-short conformance interop bench load scale scale-auth deps vet build images compose-up compose-down mutants
 help:
 	@echo "make demo         build bin/reference and run its stack on the default ports, data in .data/ (ARGS='--port fortune=18787' for flags of reference up)"
-	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference)"
+	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference, and examples/go-test)"
 	@echo "make test-short   the fast tier: every test that needs only Go and git (go test -short ./...; the others skip, naming their program)"
 	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation, TAGS='@spec-4.4' for some scenarios)"
 	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ with its table (ONLY=name,name)"
@@ -26,8 +26,12 @@ demo:
 	$(GO) build -buildvcs=auto -o bin/reference ./cmd/reference
 	bin/reference up --data .data$(if $(ARGS), $(ARGS))
 
+# examples/go-test is a module of its own (an implementation's go test running the suite): go test ./... does not
+# reach it, so it runs after.
 test: deps vet
 	$(GO) test -count=1 ./...
+	$(GO) -C examples/go-test vet ./...
+	$(GO) -C examples/go-test test -count=1 ./...
 
 # The inner loop: tests that run redis-server, PostgreSQL, Chromium, Docker, node or the rate limit service skip
 # (internal/needs), so this needs only Go and git and no make deps. make test and CI run everything.

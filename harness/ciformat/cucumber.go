@@ -142,18 +142,29 @@ func tags(names []string, line int) []cukeTag {
 	return out
 }
 
-// ReadReasons reads back the reason of every scenario of a cucumber.json a run wrote, by stable ID (a file of
-// another writer gives the error message of each element's first failed step).
-func ReadReasons(path string) (map[string]string, error) {
+// Outcome is a scenario's outcome as a cucumber.json the harness wrote carries it.
+type Outcome struct {
+	ID       string
+	Outcome  features.Outcome
+	Reason   string
+	Expected string
+}
+
+// ReadOutcomes reads back every scenario of a cucumber.json a run wrote, in its order, with its outcome and
+// reason (a file of another writer gives no outcome, and the error message of an element's first failed step as
+// its reason).
+func ReadOutcomes(path string) ([]Outcome, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var doc []struct {
 		Elements []struct {
-			ID     string `json:"id"`
-			Reason string `json:"reason"`
-			Steps  []struct {
+			ID       string `json:"id"`
+			Outcome  string `json:"outcome"`
+			Reason   string `json:"reason"`
+			Expected string `json:"expected"`
+			Steps    []struct {
 				Result cukeResult `json:"result"`
 			} `json:"steps"`
 		} `json:"elements"`
@@ -161,18 +172,31 @@ func ReadReasons(path string) (map[string]string, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: not a cucumber JSON report: %v", path, err)
 	}
-	out := map[string]string{}
+	var out []Outcome
 	for _, f := range doc {
 		for _, el := range f.Elements {
-			reason := el.Reason
+			o := Outcome{ID: el.ID, Outcome: features.Outcome(el.Outcome), Reason: el.Reason, Expected: el.Expected}
 			for _, st := range el.Steps {
-				if reason == "" && st.Result.Status == "failed" {
-					reason = st.Result.Error
+				if o.Reason == "" && st.Result.Status == "failed" {
+					o.Reason = st.Result.Error
 				}
 			}
-			if reason != "" {
-				out[el.ID] = reason
-			}
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// ReadReasons reads back the reason of every scenario of a cucumber.json that has one, by stable ID.
+func ReadReasons(path string) (map[string]string, error) {
+	outcomes, err := ReadOutcomes(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, o := range outcomes {
+		if o.Reason != "" {
+			out[o.ID] = o.Reason
 		}
 	}
 	return out, nil
