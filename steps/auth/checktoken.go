@@ -118,10 +118,18 @@ func (ct *checkTokenSteps) revokeAccessToken() error {
 	if err := ct.API(core.Request{Method: http.MethodPost, URL: u, Form: form, Basic: basic}); err != nil {
 		return err
 	}
-	if ct.Last.Status != http.StatusOK {
-		return ct.Failf("revocation answered %d, want 200 (RFC 7009 2.2)", ct.Last.Status)
+	switch method, from := ct.flow.ids.methodFor(revocationEndpoint, ct.flow.client); {
+	case ct.Last.Status == http.StatusOK:
+		return nil
+	case ct.Last.Status == http.StatusUnauthorized && (from == fromWorked || from == fromTarget):
+		return ct.Failf("the revocation endpoint refused the client's credentials (401) sent as %s, %s (RFC 7009 2.1: "+
+			"the client authenticates as it does at the token endpoint)", methodName(method), from)
+	case ct.Last.Status == http.StatusUnauthorized:
+		return core.Blockedf("the revocation endpoint refused the client's credentials (401), sent as %s (%s), before "+
+			"anything was revoked: name the client's method in services.authServer.fixtures.clients.web.authMethod, "+
+			"or list it in the discovery document's revocation_endpoint_auth_methods_supported", methodName(method), from)
 	}
-	return nil
+	return ct.Failf("revocation answered %d, want 200 (RFC 7009 2.2)", ct.Last.Status)
 }
 
 // introspect posts a token to the introspection endpoint (RFC 7662) as the resource client.

@@ -31,6 +31,9 @@ type fakeOP struct {
 	noRefreshGrant    bool   // discovery does not list the grant refresh_token
 	drop              string // a scope never granted
 	postOnly          bool   // clients authenticate with form fields only, everywhere
+	unlisted          bool   // discovery lists no method for revocation and introspection (Hydra)
+	revokeRefuses     bool   // revocation refuses every client's credentials
+	authorizePage     string // "fails": the authorization endpoint answers 500; "no-form": a page without a sign-in form
 	neverActive       bool   // introspection calls every token inactive
 	errorAfterSignIn  bool   // a 500 once signed in
 	accessTokenExpiry int
@@ -108,13 +111,18 @@ func (op *fakeOP) discovery(w http.ResponseWriter, _ *http.Request) {
 	if op.noRefreshGrant {
 		grants = grants[:1]
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"issuer": op.issuer(), "authorization_endpoint": op.srv.URL + "/authorize",
+	doc := map[string]any{"issuer": op.issuer(), "authorization_endpoint": op.srv.URL + "/authorize",
 		"token_endpoint": op.srv.URL + "/token", "introspection_endpoint": op.srv.URL + "/introspect",
 		"revocation_endpoint": op.srv.URL + "/revoke", "userinfo_endpoint": op.srv.URL + "/userinfo", "scopes_supported": scopes,
 		"grant_types_supported":                         grants,
 		"token_endpoint_auth_methods_supported":         methods,
 		"revocation_endpoint_auth_methods_supported":    methods,
-		"introspection_endpoint_auth_methods_supported": methods})
+		"introspection_endpoint_auth_methods_supported": methods}
+	if op.unlisted {
+		delete(doc, "revocation_endpoint_auth_methods_supported")
+		delete(doc, "introspection_endpoint_auth_methods_supported")
+	}
+	writeJSON(w, http.StatusOK, doc)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

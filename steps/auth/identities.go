@@ -36,10 +36,14 @@ type identitySteps struct {
 	adminToken string
 	clients    map[string]target.Client // by client id
 	users      map[string]target.User   // by user name
+	// worked is, by client id, the authentication method a token request of the scenario succeeded with: a
+	// server that holds a client to its registered method (Hydra) refuses the others at every endpoint.
+	worked map[string]string
 }
 
 func newIdentitySteps(su *Server, s *core.Scenario) *identitySteps {
-	ids := &identitySteps{Scenario: s, srv: su, clients: map[string]target.Client{}, users: map[string]target.User{}}
+	ids := &identitySteps{Scenario: s, srv: su, clients: map[string]target.Client{}, users: map[string]target.User{},
+		worked: map[string]string{}}
 	ids.bind(s.ID())
 	return ids
 }
@@ -50,29 +54,72 @@ func (ids *identitySteps) secretOf(client string) *core.Credentials {
 }
 
 // authenticate makes a request to an endpoint carry a client's credentials where the scenario does not say
-// how: the method the target names for the client, else one the discovery document lists for the endpoint.
-// Without either, the token endpoint gets form fields (the web client's scheme, spec 5.2) and the others
-// HTTP Basic (the default of RFC 8414 and the method servers must support, RFC 6749 2.3.1). Form fields
-// are added to form; HTTP Basic credentials are returned.
+// how (methodFor). Form fields are added to form; HTTP Basic credentials are returned.
 func (ids *identitySteps) authenticate(kind endpointKind, client string, form url.Values) *core.Credentials {
-	method := ids.clients[client].AuthMethod
-	if method == "" {
-		listed := ids.srv.discovery.authMethodsAt(kind)
-		switch {
-		case kind == tokenEndpoint && (len(listed) == 0 || slices.Contains(listed, target.ClientSecretPost)):
-			method = target.ClientSecretPost
-		case len(listed) == 0 || slices.Contains(listed, target.ClientSecretBasic):
-			method = target.ClientSecretBasic
-		case slices.Contains(listed, target.ClientSecretPost):
-			method = target.ClientSecretPost
-		}
-	}
-	if method == target.ClientSecretPost {
+	if method, _ := ids.methodFor(kind, client); method == target.ClientSecretPost {
 		form.Set("client_id", client)
 		form.Set("client_secret", ids.clients[client].ClientSecret)
 		return nil
 	}
 	return ids.secretOf(client)
+}
+
+// methodSource says where the method a client authenticates with came from.
+type methodSource string
+
+// The sources of a client's method, in the order methodFor tries them.
+const (
+	fromTarget    methodSource = "the method the target file names for the client"
+	fromWorked    methodSource = "the method the token endpoint accepted from the client"
+	fromDiscovery methodSource = "a method the discovery document lists for the endpoint"
+	fromDefault   methodSource = "the suite's default: form fields at the token endpoint (spec 5.2), HTTP Basic elsewhere (RFC 6749 2.3.1)"
+)
+
+// methodFor is how a client authenticates at an endpoint, and where that came from: the method the target
+// names for the client; else the one a token request of the scenario succeeded with, unless the discovery
+// document lists others for the endpoint (RFC 7009 2.1 and RFC 7662 2.1: a client authenticates there as at
+// the token endpoint); else one the document lists. Without any of these, the token endpoint gets form fields
+// (the web client's scheme, spec 5.2) and the others HTTP Basic (the default of RFC 8414 and the method
+// servers must support, RFC 6749 2.3.1).
+func (ids *identitySteps) methodFor(kind endpointKind, client string) (string, methodSource) {
+	if m := ids.clients[client].AuthMethod; m != "" {
+		return m, fromTarget
+	}
+	listed := ids.srv.discovery.authMethodsAt(kind)
+	if m := ids.worked[client]; m != "" && (len(listed) == 0 || slices.Contains(listed, m)) {
+		return m, fromWorked
+	}
+	switch {
+	case kind == tokenEndpoint && len(listed) == 0:
+		return target.ClientSecretPost, fromDefault
+	case len(listed) == 0:
+		return target.ClientSecretBasic, fromDefault
+	case kind == tokenEndpoint && slices.Contains(listed, target.ClientSecretPost):
+		return target.ClientSecretPost, fromDiscovery
+	case slices.Contains(listed, target.ClientSecretBasic):
+		return target.ClientSecretBasic, fromDiscovery
+	case slices.Contains(listed, target.ClientSecretPost):
+		return target.ClientSecretPost, fromDiscovery
+	}
+	return target.ClientSecretBasic, fromDefault
+}
+
+// noteWorked remembers how a client authenticated in a token request the server accepted.
+func (ids *identitySteps) noteWorked(client string, form url.Values, basic *core.Credentials) {
+	switch {
+	case basic != nil && basic.Name == client:
+		ids.worked[client] = target.ClientSecretBasic
+	case form.Get("client_id") == client && form.Get("client_secret") != "":
+		ids.worked[client] = target.ClientSecretPost
+	}
+}
+
+// methodName says a method in words, for messages.
+func methodName(m string) string {
+	if m == target.ClientSecretPost {
+		return "form fields (client_secret_post)"
+	}
+	return "HTTP Basic (client_secret_basic)"
 }
 
 // clientSpec is a client registration: the client, and what it may do.

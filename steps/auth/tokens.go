@@ -77,6 +77,7 @@ func (fl *flowSteps) tokenRequest(form url.Values, client *core.Credentials) err
 	if fl.Last.Status != http.StatusOK {
 		return nil
 	}
+	fl.ids.noteWorked(fl.client, form, client)
 	obj, err := fl.JSONObject()
 	if err != nil {
 		return err

@@ -119,6 +119,36 @@ func TestClientsAuthenticateAsTheServerAllows(t *testing.T) {
 	}
 }
 
+// A server that holds a client to the method it registered and lists none for revocation (Hydra): revocation
+// uses the method the token endpoint accepted, not HTTP Basic. When revocation refuses that same method, the
+// failure says so, and is revocation's; when it refuses a method the suite guessed, the scenario is blocked
+// with what to set.
+func TestRevocationAuthenticatesAsTheTokenEndpointAccepted(t *testing.T) {
+	op := startFakeOP(t, &fakeOP{postOnly: true, unlisted: true})
+	ct := scenarioSteps(mustPreflight(t, op))
+	if err := ct.flow.holdToken("{user}", "{client}", "openid fortunes.read", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := ct.revokeAccessToken(); err != nil {
+		t.Errorf("revocation after form fields worked at the token endpoint: %v", err)
+	}
+	op.revokeRefuses = true
+	if err := ct.flow.holdToken("{user}", "{client}", "openid fortunes.read", false); err != nil {
+		t.Fatal(err)
+	}
+	err := ct.revokeAccessToken()
+	if err == nil || core.IsBlocked(err) || !strings.Contains(err.Error(), "refused the client's credentials (401) sent as form fields (client_secret_post), the method the token endpoint accepted") {
+		t.Errorf("revocation refusing the method the token endpoint took: err = %v, want a failure that says so", err)
+	}
+
+	// No token request succeeded in this scenario: the method is the suite's guess, and a refusal blocks.
+	ct = scenarioSteps(mustPreflight(t, op))
+	ct.flow.access = "a-token"
+	if err := ct.revokeAccessToken(); !core.IsBlocked(err) || !strings.Contains(err.Error(), "revocation_endpoint_auth_methods_supported") {
+		t.Errorf("a refusal of a guessed method: err = %v, want blocked, naming what to set", err)
+	}
+}
+
 // Preflight walks the whole flow and names the first step that went wrong, with the field of the fixture.
 func TestPreflightNamesTheStepThatWentWrong(t *testing.T) {
 	cases := []struct {
