@@ -132,6 +132,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (op *fakeOP) authorize(w http.ResponseWriter, r *http.Request) {
+	switch op.authorizePage {
+	case "fails":
+		http.Error(w, "the session store is down", http.StatusInternalServerError)
+		return
+	case "no-form":
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><body><p>Sign in with your company account</p><a href="/sso">Continue</a></body></html>`)
+		return
+	}
 	q := r.URL.Query()
 	if q.Get("client_id") != fakeClient || q.Get("redirect_uri") != fakeRedirect {
 		w.Header().Set("Content-Type", "text/html")
@@ -310,7 +319,7 @@ func (op *fakeOP) revoke(w http.ResponseWriter, r *http.Request) {
 	op.mu.Lock()
 	defer op.mu.Unlock()
 	op.revocations++
-	if !op.clientOK(r) {
+	if !op.clientOK(r) || op.revokeRefuses {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 		return
 	}

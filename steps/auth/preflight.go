@@ -83,14 +83,18 @@ func (s *Server) preflightFixtures(fx *target.Fixtures) error {
 	return nil
 }
 
-// fieldOf names the fixture a flow error is about: the client when the authorization request failed, else
-// the user.
+// fieldOf names what a flow error is about: the client when the server refused its authorization request, the
+// server when it failed there or signs no one in, else the user.
 func fieldOf(err error, client, user string) string {
 	var fe *flowError
-	if errors.As(err, &fe) && fe.step == "the authorization request" {
+	if !errors.As(err, &fe) || fe.step != "the authorization request" {
+		return user
+	}
+	var cf clientFault
+	if errors.As(err, &cf) {
 		return client
 	}
-	return user
+	return "services.authServer"
 }
 
 // preflightWalker is a flow of its own, outside every scenario.

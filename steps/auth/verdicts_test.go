@@ -163,6 +163,11 @@ func TestPreflightNamesTheStepThatWentWrong(t *testing.T) {
 			[]string{"fixtures.clients.web", "the authorization request", "answered 400", "unknown client or redirect_uri"}},
 		{"unregistered redirect URI", &fakeOP{}, func(e *Env) { e.Target.Services.AuthServer.Fixtures.Clients.Web.RedirectURI = "https://x.invalid/cb" },
 			[]string{"fixtures.clients.web", "answered 400"}},
+		// A server that fails, or signs no one in, at the authorization request is not the web client's fault.
+		{"an authorization endpoint that fails", &fakeOP{authorizePage: "fails"}, nil,
+			[]string{"services.authServer: signing alice in: the authorization request: the authorization endpoint answered 500: the server failed"}},
+		{"no sign-in form", &fakeOP{authorizePage: "no-form"}, nil,
+			[]string{"services.authServer: signing alice in: the authorization request: no sign-in form", "services.authServer.pages"}},
 		{"a server error after sign-in", &fakeOP{errorAfterSignIn: true}, nil,
 			[]string{"fixtures.users.reader", "the sign-in", "answered 500", "the session store is down"}},
 		{"fortunes.read not granted", &fakeOP{drop: "fortunes.read"}, nil,

@@ -17,6 +17,13 @@ type flowError struct {
 func (e *flowError) Error() string { return e.step + ": " + e.err.Error() }
 func (e *flowError) Unwrap() error { return e.err }
 
+// clientFault marks a failure of the authorization request that points at the client: the server refused the
+// request itself (a 4xx, or the browser sent back with an error). Any other failure there (a 5xx, a page
+// without a sign-in form) is the server's, whichever client asked.
+type clientFault struct{ error }
+
+func (c clientFault) Unwrap() error { return c.error }
+
 // walkToCode takes the browser through the flow for a user: the authorization request, the sign-in form, the
 // consent page when the server shows one, and the redirect back to the client with a code. It returns whether
 // a consent page was approved; each error names the step that went wrong.
@@ -63,18 +70,24 @@ func (fl *flowSteps) atSignInPage() error {
 	b := fl.browser
 	if r := b.redirect; r != nil {
 		if q := r.Query(); q.Get("error") != "" {
-			return fmt.Errorf("the server sent the browser back to the client with error=%s (%s) instead of a "+
+			return clientFault{fmt.Errorf("the server sent the browser back to the client with error=%s (%s) instead of a "+
 				"sign-in page: is the client registered with this redirect URI, and allowed the scope %q?",
-				core.Printable(q.Get("error")), core.Printable(q.Get("error_description")), fl.asked)
+				core.Printable(q.Get("error")), core.Printable(q.Get("error_description")), fl.asked)}
 		}
-		return fmt.Errorf("the server sent the browser back to the client without a sign-in page: %s", r)
+		return fmt.Errorf("the server sent the browser back to the client without a sign-in page, so it signs "+
+			"no user in: %s", r)
 	}
-	if b.page.Status >= 400 {
-		return fl.Failf("the authorization endpoint answered %d (an unknown client id, or a redirect URI the "+
-			"server did not register for it, is answered so)", b.page.Status)
+	switch st := b.page.Status; {
+	case st >= 500:
+		return fl.Failf("the authorization endpoint answered %d: the server failed before it showed a sign-in page "+
+			"(its log says why)", st)
+	case st >= 400:
+		return clientFault{fl.Failf("the authorization endpoint answered %d (an unknown client id, or a redirect URI the "+
+			"server did not register for it, is answered so)", st)}
 	}
 	if _, err := fl.signInForm(); err != nil {
-		return err
+		return fmt.Errorf("%w: the server shows no page the suite can sign a user in with (if its sign-in page is "+
+			"one the suite does not find by meaning, describe it in services.authServer.pages)", err)
 	}
 	return nil
 }
