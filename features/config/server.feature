@@ -407,7 +407,8 @@ Feature: Configuration server
         message: dev
       """
     When I request "/{app}-dev.<format>" from the configuration server
-    Then the answer has the header "Content-Type" starting with "<type>"
+    Then the answer is 200
+    And the answer has the header "Content-Type" starting with "<type>"
     And the answer is a <format> document holding:
       | key              | value                      |
       | greeting.message | dev                        |

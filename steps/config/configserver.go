@@ -486,14 +486,25 @@ func (srv *configServerSteps) errorMessageNames(a, b string) error {
 	return nil
 }
 
-// documentHolds reads a flat document (yml, yaml, properties or json) and checks flattened keys as text.
+// formatTypes is what the Content-Type of each flat document holds (Spring Cloud Config answers text/yaml,
+// text/plain and application/json; some servers say application/x-yaml).
+var formatTypes = map[string]string{"yml": "yaml", "yaml": "yaml", "properties": "text/plain", "json": "json"}
+
+// documentHolds reads a flat document (yml, yaml, properties or json) and checks flattened keys as text. An
+// answer of another type (the JSON of /{app}/{profile}/{label} for a path the server read so) is said to be
+// one, with its status and type, rather than read as the document.
 func (srv *configServerSteps) documentHolds(format string, table *godog.Table) error {
 	a, err := srv.Answer()
 	if err != nil {
 		return err
 	}
+	ct := a.Header.Get("Content-Type")
 	if a.Status != 200 {
-		return srv.Failf("status %d, want 200", a.Status)
+		return srv.Failf("status %d (Content-Type %q), want 200 and a %s document", a.Status, ct, format)
+	}
+	if want := formatTypes[format]; ct != "" && !strings.Contains(strings.ToLower(ct), want) {
+		return srv.Failf("the answer is %q, not a %s document (want a Content-Type with %q): the server took the "+
+			"path for another of its forms", ct, format, want)
 	}
 	flat := map[string]any{}
 	switch format {
@@ -506,7 +517,7 @@ func (srv *configServerSteps) documentHolds(format string, table *godog.Table) e
 	default: // yml, yaml and json: JSON is YAML, so one decoder reads all three
 		var doc any
 		if err := yaml.Unmarshal(a.Body, &doc); err != nil {
-			return srv.Failf("the body is not %s: %v", format, err)
+			return srv.Failf("the body (status %d, Content-Type %q) is not %s: %v", a.Status, ct, format, err)
 		}
 		flatten("", doc, flat)
 	}

@@ -51,7 +51,8 @@ func (s *Scenario) headerStartsWith(name, prefix string) error {
 		return err
 	}
 	if v := a.Header.Get(name); !strings.HasPrefix(v, prefix) {
-		return s.Failf("header %s is %q, want it to start with %q", name, v, prefix)
+		// The status first: a 404's Content-Type is no statement about the document that was asked for.
+		return s.Failf("status %d, and the header %s is %q; want it to start with %q", a.Status, name, v, prefix)
 	}
 	return nil
 }
