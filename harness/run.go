@@ -1,5 +1,6 @@
-// Package harness runs the features against a target and writes the reports: JUnit XML and cucumber JSON from
-// godog, and a conformance report of our own that tells passed, failed, skipped and not supported apart.
+// Package harness runs the features against a target and writes the reports: a conformance report of our own
+// that tells passed, failed, blocked, skipped and not supported apart (judged against an expectations file when
+// one is given), and from the same outcomes JUnit XML, cucumber JSON, a Markdown summary and a badge (ciwrite.go).
 package harness
 
 import (

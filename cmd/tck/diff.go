@@ -15,15 +15,15 @@ import (
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("tck diff", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	format := fl.String("format", "text", "output: text, markdown (for a pull-request comment) or json")
+	format := fl.String("format", "text", "output `FORMAT`: text, markdown (for a pull-request comment) or json")
 	fl.Usage = usageOf(fl, "tck diff [--format text|markdown|json] OLD NEW",
 		"Compares two runs, each a reports folder or its conformance-report.yaml, by stable ID: scenarios newly\n"+
 			"failing or blocked, newly passing, newly not supported, only in one run (added to or removed from the\n"+
 			"suite, or not under test there), capabilities gained or lost, profiles whose result changed, and a\n"+
 			"different suite version. A regression is what the old run verified and the new one does not: a\n"+
 			"scenario newly failing or blocked, one that passed and is now not supported, a capability or a profile\n"+
-			"lost. Exit status: 0 no regression, 1 a regression, 2 bad usage (a folder\n"+
-			"without reports, reports of another suite, runs that share no profile).")
+			"lost. Exit status: 0 no regression, 1 a regression, 2 bad usage (a folder without reports,\n"+
+			"reports of another suite, runs that share no profile).")
 	if code, done := parse(fl, args, stdout); done {
 		return code
 	}

@@ -51,11 +51,11 @@ capabilities' or its profile's) and 1 on one that is not, or on an entry that di
 func runExpect(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("tck expect", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	from := fl.String("from", "", "a run's reports folder (or its conformance-report.yaml) to write a starting file from")
-	out := fl.String("out", "", "write the file here instead of to the terminal; an existing file is not overwritten")
-	check := fl.String("check", "", "an expectations file to check")
+	from := fl.String("from", "", "a run's reports folder `DIR` (or its conformance-report.yaml) to write a starting file from")
+	out := fl.String("out", "", "write the file to `FILE` instead of to the terminal; an existing file is not overwritten")
+	check := fl.String("check", "", "an expectations `FILE` to check")
 	list := fl.Bool("list", false, "print every stable ID an entry may name")
-	featuresDir := fl.String("features", "", "read features from this folder instead of the built-in ones")
+	featuresDir := fl.String("features", "", "read features from this folder `DIR` instead of the built-in ones")
 	fl.Usage = usageOf(fl, "tck expect --from DIR [--out FILE] | --check FILE | --list", expectAbout)
 	if code, done := parse(fl, args, stdout); done {
 		return code

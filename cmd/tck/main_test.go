@@ -36,7 +36,7 @@ func TestUsageAndUnknownCommands(t *testing.T) {
 	if code, out, _ := runTCK("--help"); code != exitOK || !strings.Contains(out, "tck run [--target FILE]") || !strings.Contains(out, "1 some failed or were blocked") {
 		t.Errorf("--help: %d %s", code, out)
 	}
-	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, coverage") {
+	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, expect, diff, coverage") {
 		t.Errorf("unknown command: %d %s", code, errOut)
 	}
 	if code, out, _ := runTCK("run", "--help"); code != exitOK || !strings.Contains(out, "Usage: tck run [flags]") {
@@ -215,7 +215,7 @@ func TestRunAgainstATargetFile(t *testing.T) {
 // Conventional commands: every --help prints to stdout and exits 0, in one flag style; --version names the
 // build; a --tags that selects nothing is a usage error before anything is built or started.
 func TestHelpVersionAndTagsAreConventional(t *testing.T) {
-	for _, cmd := range []string{"run", "coverage", "validate", "matrix", "report", "docs", "capabilities", "version", "--version"} {
+	for _, cmd := range []string{"run", "expect", "diff", "coverage", "validate", "matrix", "report", "docs", "capabilities", "version", "--version"} {
 		want := "Usage: tck " + cmd
 		if cmd == "version" {
 			want = "Usage: tck --version"
