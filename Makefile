@@ -5,7 +5,7 @@ BENCHTIME ?= 1s
 # How many mutants make mutants runs, for its help.
 MUTANTS = $(shell grep -c '^  - id:' tools/mutants/catalogue.yaml)
 
-.PHONY: help demo test test-short conformance interop bench load scale scale-auth deps vet build images compose-up compose-down mutants
+.PHONY: help demo test test-short conformance interop bench load scale scale-auth deps vet build images tck-image compose-up compose-down mutants
 help:
 	@echo "make demo         build bin/reference and run its stack on the default ports, data in .data/ (ARGS='--port fortune=18787' for flags of reference up)"
 	@echo "make test         install test dependencies if needed, vet, and run every test (also the suite against the reference, and examples/go-test)"
@@ -18,6 +18,7 @@ help:
 	@echo "make scale        measure what grows with the data, each figure at two sizes and as their ratio (~1 min for config,gateway: SCALE=config,gateway ROUNDS=20)"
 	@echo "make scale-auth   the authorization server's scale figures: tokens and users, 1,000 and 100,000, each store (~6 min; STORES=bolt,memory,postgres)"
 	@echo "make images       build the reference image from this checkout (BASE=image to change the runtime base)"
+	@echo "make tck-image    build the suite's image (tck, Chromium, git) from this checkout (DEBIAN=image to change its base; docs/ci.md)"
 	@echo "make compose-up   build the reference image and start docker-compose.yml's stack in the background (local images without a registry)"
 	@echo "make compose-down stop that stack and remove its volume"
 
@@ -28,8 +29,10 @@ demo:
 
 # examples/go-test is a module of its own (an implementation's go test running the suite): go test ./... does not
 # reach it, so it runs after.
+# -timeout 45m: the first build of the tck image installs Chromium into it (15 min on a loaded two-core machine
+# with the vfs storage driver), longer than go test's default 10 min for a package.
 test: deps vet
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 45m ./...
 	$(GO) -C examples/go-test vet ./...
 	$(GO) -C examples/go-test test -count=1 ./...
 
@@ -95,3 +98,12 @@ compose-up:
 
 compose-down:
 	@scripts/compose.sh down
+
+# The suite's image (the Dockerfile's tck target), for any CI: docs/ci.md. The binaries are built here; the legacy
+# builder builds the stages before tck too, hence build/reference and BASE.
+TCK_IMAGE ?= fortune-tck/tck:latest
+DEBIAN ?= debian:bookworm-slim
+tck-image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o build/tck ./cmd/tck
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o build/reference ./cmd/reference
+	docker build --target tck --build-arg BASE=$(BASE) --build-arg DEBIAN=$(DEBIAN) -t $(TCK_IMAGE) .

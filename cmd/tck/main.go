@@ -170,8 +170,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		"did not happen (tck expect --from DIR writes a starting file)")
 	fl.StringVar(&o.format, "format", progress.Scenarios, "terminal format: progress (a line per scenario as it ends: passed, failed or blocked, its time, its ID)\n"+
 		"or pretty (every step); either way the run ends with the harness's summary")
-	fl.StringVar(&o.reports, "reports", "reports", "folder for junit.xml, cucumber.json, conformance-report.yaml and index.html; a run first\n"+
-		"removes those (and logs/*.log) of an earlier run, and one that cannot be carried out writes an\nindex.html that says why")
+	fl.StringVar(&o.reports, "reports", "reports", "folder for conformance-report.yaml, index.html, junit.xml, cucumber.json, summary.md and\n"+
+		"badge.svg; a run first removes those (and logs/*.log) of an earlier run, and one that cannot\n"+
+		"be carried out writes an index.html that says why")
 	fl.IntVar(&o.concurrency, "concurrency", harness.DefaultConcurrency, "how many scenarios run at once (1: one after the other); those tagged @serial run alone")
 	fl.StringVar(&o.features, "features", "", "read features from this folder instead of the built-in ones")
 	fl.DurationVar(&o.timeout, "timeout", defaultTimeout, "stop the run after this long (e.g. 90s, 30m) and report, as its one error, what it was\n"+
@@ -188,7 +189,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		err = harness.ClearReports(o.reports)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "tck run: --reports: %v\nGive a folder tck can write.\n", err)
+		fmt.Fprintf(stderr, "tck run: --reports: %v\n%s\n", err, reportsHint(o.reports))
 		return exitUsage
 	}
 	f := &failure{stderr: stderr}
