@@ -160,7 +160,7 @@ notUnderTest success partial leftBehind conformance exchanges requestHeaders req
 responseBody responseBodySize received method`
 
 // reportFiles are the files of a run that maskReports rewrites.
-var reportFiles = []string{"conformance-report.yaml", "junit.xml", "cucumber.json", "index.html"}
+var reportFiles = []string{"conformance-report.yaml", "junit.xml", "cucumber.json", "index.html", "summary.md"}
 
 // maskReports masks every secret of the run in the report files of dir, in place; a file that is not there is
 // none of this run's.
