@@ -146,7 +146,8 @@ func writeTable(examples []interop.Example, out string, stdout io.Writer) error 
 func page(table string) string {
 	return "# Interoperability\n\nWritten by `make interop` (tools/interop): the suite against each implementation of `examples/`.\n" +
 		"Each folder holds its conformance report, its JUnit and cucumber files, and `expectations.yaml`: why each\n" +
-		"difference is one (the file `tck run --expect` takes). The HTML pages are not committed: `make interop` writes them (`index.html` here and in\n" +
-		"each folder), and `go run ./cmd/tck report --reports reports/interop/NAME` writes one from the committed files.\n\n" +
+		"difference is one (the file `tck run --expect` takes). The HTML pages are not committed: `make interop`\n" +
+		"writes them (`index.html` here and in each folder), and `go run ./cmd/tck report --reports\n" +
+		"reports/interop/NAME` writes one from the committed files.\n\n" +
 		table
 }
