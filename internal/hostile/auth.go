@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -175,8 +177,8 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 func (s *Server) echo(w http.ResponseWriter, r *http.Request, password string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p>Internal error%s</p><pre>Authorization: %s\n", s.escapes(), html.EscapeString(r.Header.Get("Authorization")))
-	for k, v := range r.PostForm {
-		fmt.Fprintf(&b, "%s=%s\n", html.EscapeString(k), html.EscapeString(strings.Join(v, ",")))
+	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) { // sorted: the tests read the last field
+		fmt.Fprintf(&b, "%s=%s\n", html.EscapeString(k), html.EscapeString(strings.Join(r.PostForm[k], ",")))
 	}
 	fmt.Fprintf(&b, "the password is %s</pre>", password)
 	s.page(w, http.StatusInternalServerError, "Error", b.String())
