@@ -70,13 +70,16 @@ Commands:
                 HTML page, DIR/index.html: results, every scenario with its steps and evidence, spec coverage.
   docs          Render the features as a browsable spec (reports/spec.html), with a run's outcomes if given.
 
-Exit status: 0 no selected scenario failed or was blocked (those not supported or not under test do not count),
-or with --expect every failed or blocked one is expected and every entry of the file happened; 1 some failed or
-were blocked, unexpectedly with --expect, or an expected one did not happen (tck diff: a regression; tck matrix
---check: a difference without an entry); 2 bad usage, target file or expectations file; 3 the run could not be
-done (the target is unreachable or its set-up is wrong, the reference failed to start, the run took longer than
---timeout); 130 interrupted (Ctrl-C: the run removes what it created and stops what it started; a second Ctrl-C
-stops it at once).
+Exit status:
+  0    no selected scenario failed or was blocked (those not supported or not under test do not count), or
+       with --expect every failed or blocked one is expected and every entry of the file happened
+  1    some failed or were blocked (with --expect: unexpectedly), or an expected one did not happen (tck diff:
+       a regression; tck matrix --check: a difference without an entry)
+  2    bad usage, target file or expectations file
+  3    the run could not be done (the target is unreachable or its set-up is wrong, the reference failed to
+       start, the run took longer than --timeout)
+  130  interrupted (Ctrl-C: the run removes what it created and stops what it started; a second Ctrl-C stops
+       it at once)
 tck run first removes an earlier run's reports; one it cannot carry out leaves an index.html that says why.
 Run 'tck COMMAND --help' (or 'tck help COMMAND') for the flags of a command.
 `

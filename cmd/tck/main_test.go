@@ -33,7 +33,7 @@ func runTCK(args ...string) (code int, stdout, stderr string) {
 
 func TestUsageAndUnknownCommands(t *testing.T) {
 	// Exit status 1 is what runChecked returns for a blocked scenario as for a failed one.
-	if code, out, _ := runTCK("--help"); code != exitOK || !strings.Contains(out, "tck run [--target FILE]") || !strings.Contains(out, "1 some failed or were blocked") {
+	if code, out, _ := runTCK("--help"); code != exitOK || !strings.Contains(out, "tck run [--target FILE]") || !strings.Contains(out, "1    some failed or were blocked") {
 		t.Errorf("--help: %d %s", code, out)
 	}
 	if code, _, errOut := runTCK("frobnicate"); code != exitUsage || !strings.Contains(errOut, "the commands are run, expect, diff, coverage") {
