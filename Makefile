@@ -48,6 +48,7 @@ vet:
 	@unformatted=$$(gofmt -l .); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) -C examples/go-test mod tidy -diff
 
 # A conformance run installs only what it needs, and runs the built tck so that its exit status (1 failed or
 # blocked, 2 bad usage or target, 3 the target cannot be tested) reaches CI as it is (go run turns every failure into 1).
