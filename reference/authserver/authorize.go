@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ory/fosite"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 const (
@@ -50,7 +52,7 @@ func (s *Server) toSignIn(w http.ResponseWriter, r *http.Request, ar fosite.Auth
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, fosite.ErrLoginRequired)
 		return
 	}
-	form := cloneValues(ar.GetRequestForm())
+	form := httpio.CloneValues(ar.GetRequestForm())
 	form.Set("prompt", withoutPrompt(form.Get("prompt"), "login")) // satisfied by the sign-in ahead
 	if form.Get("prompt") == "" {
 		form.Del("prompt")

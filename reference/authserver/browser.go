@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 const (
@@ -140,7 +142,7 @@ func (b *browserSessions) addConsent(id string, query url.Values) string {
 	if len(s.consents) >= maxPendingConsents {
 		dropOldest(s.consents)
 	}
-	s.consents[token] = pendingConsent{query: cloneValues(query), added: time.Now()}
+	s.consents[token] = pendingConsent{query: httpio.CloneValues(query), added: time.Now()}
 	return token
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
@@ -23,32 +24,32 @@ type checkTokenResult struct {
 // UAA's message; refresh tokens are not access tokens and are not
 // recognised.
 func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
-	noStore(w)
+	httpio.NoStore(w)
 	if !s.resourceClient(w, r) {
 		return
 	}
-	raw, scopes := checkTokenForm(r)
+	raw, scopes := httpio.CheckTokenForm(r)
 	if raw == "" {
-		writeError(w, http.StatusBadRequest, "invalid_token", "Token parameter must be set")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_token", "Token parameter must be set")
 		return
 	}
 	v, err := s.tokens.inspectVerified(raw)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_token", err.Error())
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_token", err.Error())
 		return
 	}
 	if missing := missingScopes(v.claims.Scope, scopes); len(missing) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
 		return
 	}
-	httpx.WriteBody(w, v.status, jsonType, v.answer)
+	httpx.WriteBody(w, v.status, httpio.JSONType, v.answer)
 }
 
 // encodeCheckTokenAnswer is check_token's answer for a valid token with
 // claims, as writeJSON would write it: status and body. verifiedTokens
 // keeps it with the claims.
 func encodeCheckTokenAnswer(claims *accessClaims) (int, []byte) {
-	return encodeJSON(http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
+	return httpio.EncodeJSON(http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
 }
 
 // resourceClient authenticates the caller of check_token: 401 without
@@ -65,7 +66,7 @@ func (s *Server) resourceClient(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if !c.hasAuthority(resourceScope) {
-		writeError(w, http.StatusForbidden, "access_denied", "Access is denied: the client needs the authority "+resourceScope)
+		httpio.WriteError(w, http.StatusForbidden, "access_denied", "Access is denied: the client needs the authority "+resourceScope)
 		return false
 	}
 	return true
@@ -73,7 +74,7 @@ func (s *Server) resourceClient(w http.ResponseWriter, r *http.Request) bool {
 
 func basicChallenge(w http.ResponseWriter, description string) {
 	w.Header().Set("WWW-Authenticate", `Basic realm="UAA/client", error="unauthorized", error_description="`+description+`"`)
-	writeError(w, http.StatusUnauthorized, "unauthorized", description)
+	httpio.WriteError(w, http.StatusUnauthorized, "unauthorized", description)
 }
 
 // authenticateClient checks HTTP Basic client credentials. They are tried as

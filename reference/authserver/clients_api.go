@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // clientInput is the body of POST /oauth/clients, UAA's client details.
@@ -42,8 +44,8 @@ func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in clientInput
-	if err := decodeJSON(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_client", err.Error())
+	if err := httpio.DecodeJSON(r, &in); err != nil {
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_client", err.Error())
 		return
 	}
 	all, list, err := parseAutoApprove(in.AutoApprove)
@@ -61,7 +63,7 @@ func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
 		s.provisioningError(w, err, "invalid_client", "invalid_client")
 		return
 	}
-	writeJSON(w, http.StatusCreated, clientOutputOf(c))
+	httpio.WriteJSON(w, http.StatusCreated, clientOutputOf(c))
 }
 
 func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
@@ -70,10 +72,10 @@ func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
 	}
 	c, ok := s.store.client(r.PathValue("id"))
 	if !ok {
-		writeError(w, http.StatusNotFound, "invalid_client", "No client with requested id: "+r.PathValue("id"))
+		httpio.WriteError(w, http.StatusNotFound, "invalid_client", "No client with requested id: "+r.PathValue("id"))
 		return
 	}
-	writeJSON(w, http.StatusOK, clientOutputOf(c))
+	httpio.WriteJSON(w, http.StatusOK, clientOutputOf(c))
 }
 
 // listClients lists every client: GET /oauth/clients, in UAA's shape of a
@@ -84,7 +86,7 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f := r.URL.Query().Get("filter"); f != "" {
-		writeError(w, http.StatusBadRequest, "invalid_filter", "Unsupported filter "+strconv.Quote(f)+"; GET /oauth/clients lists every client")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", "Unsupported filter "+strconv.Quote(f)+"; GET /oauth/clients lists every client")
 		return
 	}
 	var out []clientOutput
@@ -93,7 +95,7 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 	}
 	list := newSCIMList(out)
 	list.Schemas = []string{"http://cloudfoundry.org/schema/scim/oauth-clients-1.0"}
-	writeJSON(w, http.StatusOK, list)
+	httpio.WriteJSON(w, http.StatusOK, list)
 }
 
 // deleteClient removes a client with the approvals users gave it: DELETE
@@ -104,14 +106,14 @@ func (s *Server) deleteClient(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.store.deleteClient(r.PathValue("id"))
 	if isNotFound(err) {
-		writeError(w, http.StatusNotFound, "invalid_client", err.Error())
+		httpio.WriteError(w, http.StatusNotFound, "invalid_client", err.Error())
 		return
 	}
 	if err != nil {
 		s.provisioningError(w, err, "invalid_client", "invalid_client")
 		return
 	}
-	writeJSON(w, http.StatusOK, clientOutputOf(c))
+	httpio.WriteJSON(w, http.StatusOK, clientOutputOf(c))
 }
 
 func clientOutputOf(c *clientRecord) clientOutput {

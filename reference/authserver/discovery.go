@@ -3,6 +3,8 @@ package authserver
 import (
 	"net/http"
 	"slices"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // discoveryDocument is the OpenID Provider metadata (OpenID Connect
@@ -40,7 +42,7 @@ var claimsSupported = []string{
 // because the issuer is the token endpoint address and clients look for
 // {issuer}/.well-known/openid-configuration.
 func (s *Server) discovery(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, discoveryDocument{
+	httpio.WriteJSON(w, http.StatusOK, discoveryDocument{
 		Issuer:                            s.issuer,
 		AuthorizationEndpoint:             s.baseURL + "/oauth/authorize",
 		TokenEndpoint:                     s.baseURL + "/oauth/token",

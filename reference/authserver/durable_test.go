@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/fortune-tck/fortune-tck/internal/pgtest"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // serveAt runs a server with opts on addr (host:port; the issuer is url);

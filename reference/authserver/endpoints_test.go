@@ -9,6 +9,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v3"
 	"github.com/go-jose/go-jose/v3/jwt"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 func TestUserinfo(t *testing.T) {
@@ -188,7 +190,7 @@ func TestHealthAndLimits(t *testing.T) {
 	if r.status != http.StatusOK || r.body != "ok" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("healthz: %d %q %q", r.status, r.body, r.header.Get("Content-Type"))
 	}
-	big := url.Values{"token": {strings.Repeat("a", maxBodyBytes)}}
+	big := url.Values{"token": {strings.Repeat("a", httpio.MaxBodyBytes)}}
 	for _, path := range []string{"/check_token", "/oauth/token", "/login.do", "/Users"} {
 		if r := post(t, ts, path, "fortune:fortune-secret", big); r.status != http.StatusRequestEntityTooLarge {
 			t.Errorf("%s with %d bytes: %d", path, len(big.Encode()), r.status)

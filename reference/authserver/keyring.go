@@ -13,8 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/go-jose/go-jose/v3/jwt"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
 // keyring holds the signing keys, kept in the store's "keys" bucket so

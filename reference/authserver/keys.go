@@ -15,6 +15,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v3"
 	"github.com/go-jose/go-jose/v3/jwt"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // signingKey is the RSA key that signs access and ID tokens. Its kid (the
@@ -114,10 +116,10 @@ func (s *Server) tokenKeys(w http.ResponseWriter, _ *http.Request) {
 	for i, k := range keys {
 		jwks[i] = k.public
 	}
-	writeJSON(w, http.StatusOK, map[string][]publicJWK{"keys": jwks})
+	httpio.WriteJSON(w, http.StatusOK, map[string][]publicJWK{"keys": jwks})
 }
 
 // tokenKey serves the key that signs now, as UAA's /token_key does.
 func (s *Server) tokenKey(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.keys.current().public)
+	httpio.WriteJSON(w, http.StatusOK, s.keys.current().public)
 }

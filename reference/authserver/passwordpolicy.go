@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // DefaultPasswordMaxLength is UAA's password.policy.maxLength.
@@ -51,7 +53,7 @@ func isInvalidPassword(err error) bool { return errors.As(err, new(*errPassword)
 // writePasswordError answers as UAA does: 400, the text both as
 // error_description and as message.
 func writePasswordError(w http.ResponseWriter, err error) {
-	writeJSON(w, http.StatusBadRequest, struct {
+	httpio.WriteJSON(w, http.StatusBadRequest, struct {
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
 		Message     string `json:"message"`

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // The SCIM shapes of UAA's /Users and /Groups.
@@ -100,12 +102,12 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in userInput
-	if err := decodeJSON(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+	if err := httpio.DecodeJSON(r, &in); err != nil {
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
 		return
 	}
 	if in.Origin != "" && in.Origin != originUAA {
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Only users of origin uaa can be created here")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only users of origin uaa can be created here")
 		return
 	}
 	u, err := s.addUser(r.Context(), userSpec{
@@ -119,7 +121,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("ETag", `"0"`)
-	writeJSON(w, http.StatusCreated, s.scimUserOf(u))
+	httpio.WriteJSON(w, http.StatusCreated, s.scimUserOf(u))
 }
 
 func primaryEmail(emails []scimEmail) string {
@@ -147,7 +149,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	for _, u := range s.store.listUsers() {
 		out = append(out, s.scimUserOf(u))
 	}
-	writeJSON(w, http.StatusOK, newSCIMList(out))
+	httpio.WriteJSON(w, http.StatusOK, newSCIMList(out))
 }
 
 func (s *Server) scimUserOf(u *userRecord) scimUser {
@@ -177,12 +179,12 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in groupInput
-	if err := decodeJSON(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+	if err := httpio.DecodeJSON(r, &in); err != nil {
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
 		return
 	}
 	if len(in.Members) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Add members with POST /Groups/{id}/members")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Add members with POST /Groups/{id}/members")
 		return
 	}
 	g, err := s.addGroup(in.DisplayName, in.Description)
@@ -191,7 +193,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("ETag", `"0"`)
-	writeJSON(w, http.StatusCreated, scimGroupOf(g))
+	httpio.WriteJSON(w, http.StatusCreated, scimGroupOf(g))
 }
 
 // listGroups supports the filter displayName eq "..." only.
@@ -209,7 +211,7 @@ func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
 			out = append(out, scimGroupOf(g))
 		}
 	}
-	writeJSON(w, http.StatusOK, newSCIMList(out))
+	httpio.WriteJSON(w, http.StatusOK, newSCIMList(out))
 }
 
 func scimGroupOf(g *groupRecord) scimGroup {
@@ -231,26 +233,26 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in scimMember
-	if err := decodeJSON(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+	if err := httpio.DecodeJSON(r, &in); err != nil {
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
 		return
 	}
 	switch {
 	case in.Value == "":
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "value (the user id) is required")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "value (the user id) is required")
 		return
 	case !strings.EqualFold(cmp.Or(in.Type, "USER"), "USER"):
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of type USER are supported")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of type USER are supported")
 		return
 	case cmp.Or(in.Origin, originUAA) != originUAA:
-		writeError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of origin uaa are supported")
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of origin uaa are supported")
 		return
 	}
 	if err := s.store.addMember(r.PathValue("id"), in.Value); err != nil {
 		s.provisioningError(w, err, "member_already_exists", "invalid_scim_resource")
 		return
 	}
-	writeJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: originUAA})
+	httpio.WriteJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: originUAA})
 }
 
 // deleteUser removes a user, with its memberships and approvals: DELETE
@@ -267,7 +269,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	if err := s.lockout.forget(u.ID); err != nil {
 		s.log.Error("deleting a user's failure count", "user_id", u.ID, "err", err)
 	}
-	writeJSON(w, http.StatusOK, s.scimUserOf(u))
+	httpio.WriteJSON(w, http.StatusOK, s.scimUserOf(u))
 }
 
 // deleteGroup removes a group: DELETE /Groups/{id}. Its members lose the
@@ -281,7 +283,7 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
 		return
 	}
-	writeJSON(w, http.StatusOK, scimGroupOf(g))
+	httpio.WriteJSON(w, http.StatusOK, scimGroupOf(g))
 }
 
 // provisioningError answers a store or validation error: 404, 409 with the
@@ -289,16 +291,16 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
 func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCode, invalidCode string) {
 	switch {
 	case isNotFound(err):
-		writeError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
+		httpio.WriteError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
 	case isConflict(err):
-		writeError(w, http.StatusConflict, conflictCode, err.Error())
+		httpio.WriteError(w, http.StatusConflict, conflictCode, err.Error())
 	case isInvalidPassword(err):
 		writePasswordError(w, err)
 	case isInvalid(err):
-		writeError(w, http.StatusBadRequest, invalidCode, err.Error())
+		httpio.WriteError(w, http.StatusBadRequest, invalidCode, err.Error())
 	default:
 		s.log.Error("provisioning", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "The request could not be completed.")
+		httpio.WriteError(w, http.StatusInternalServerError, "server_error", "The request could not be completed.")
 	}
 }
 
@@ -318,7 +320,7 @@ func eqFilter(w http.ResponseWriter, r *http.Request, attr string) (value string
 			return v, true, true
 		}
 	}
-	writeError(w, http.StatusBadRequest, "invalid_filter",
+	httpio.WriteError(w, http.StatusBadRequest, "invalid_filter",
 		"Unsupported filter "+strconv.Quote(f)+"; only "+attr+` eq "..." is supported`)
 	return "", false, false
 }

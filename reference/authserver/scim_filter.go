@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 )
 
@@ -59,17 +60,17 @@ func (e *scanTooLong) Error() string {
 func (s *Server) listFilteredUsers(w http.ResponseWriter, r *http.Request, filter string) {
 	f, err := parseUserFilter(filter)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_filter", "Invalid filter "+strconv.Quote(filter)+": "+err.Error())
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", "Invalid filter "+strconv.Quote(filter)+": "+err.Error())
 		return
 	}
 	users, total, err := s.store.findUsers(r.Context(), f)
 	switch {
 	case errors.As(err, new(*scanTooLong)):
-		writeError(w, http.StatusBadRequest, "invalid_filter", err.Error())
+		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", err.Error())
 		return
 	case err != nil:
 		s.log.Error("listing users", "filter", filter, "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "The request could not be completed.")
+		httpio.WriteError(w, http.StatusInternalServerError, "server_error", "The request could not be completed.")
 		return
 	}
 	out := make([]scimUser, 0, len(users))
@@ -78,7 +79,7 @@ func (s *Server) listFilteredUsers(w http.ResponseWriter, r *http.Request, filte
 	}
 	list := newSCIMList(out)
 	list.TotalResults = total
-	writeJSON(w, http.StatusOK, list)
+	httpio.WriteJSON(w, http.StatusOK, list)
 }
 
 // findUsers returns the users that match f, in listing order and at most

@@ -16,6 +16,7 @@ import (
 	"github.com/ory/fosite"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
@@ -33,7 +34,6 @@ const (
 	zoneID         = "uaa" // UAA's default identity zone
 	originUAA      = "uaa" // users are authenticated by this server itself
 	authCodeTTL    = 5 * time.Minute
-	maxBodyBytes   = 64 << 10
 	resourceScope  = "authz.resource" // the authority that may call check_token
 	adminScopeList = "scim.read scim.write clients.read clients.write"
 )
@@ -172,7 +172,7 @@ func (s *Server) Issuer() string { return s.issuer }
 // ServeHTTP bounds the request body, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	httpx.Logged(s.log, w, r, func(w http.ResponseWriter, r *http.Request) {
-		if limitBody(w, r) {
+		if httpio.LimitBody(w, r) {
 			s.mux.ServeHTTP(w, r)
 		}
 	})

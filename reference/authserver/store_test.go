@@ -3,12 +3,13 @@ package authserver
 import (
 	"context"
 	"fmt"
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"net/http"
 	"net/url"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 
 	"github.com/ory/fosite"
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/url"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -428,12 +427,4 @@ func (t *tokenTable) size() int {
 		return tx.Scan(t.bucket, "", func(string, []byte) error { n++; return nil })
 	})
 	return n
-}
-
-func cloneValues(v url.Values) url.Values {
-	c := make(url.Values, len(v))
-	for k, vs := range v {
-		c[k] = slices.Clone(vs)
-	}
-	return c
 }

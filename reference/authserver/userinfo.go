@@ -3,6 +3,8 @@ package authserver
 import (
 	"net/http"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // userInfo is the OpenID Connect user info, with UAA's fields;
@@ -22,17 +24,17 @@ type userInfo struct {
 // userinfo answers a bearer token with scope openid with its user, as the
 // user is now (a changed e-mail shows at once).
 func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
-	noStore(w)
+	httpio.NoStore(w)
 	claims, ok := s.requireScope(w, r, "openid")
 	if !ok {
 		return
 	}
 	u, ok := s.store.user(claims.UserID)
 	if !ok {
-		bearerChallenge(w, http.StatusUnauthorized, "invalid_token", "The token does not belong to a user", "")
+		httpio.BearerChallenge(w, http.StatusUnauthorized, "invalid_token", "The token does not belong to a user", "")
 		return
 	}
-	writeJSON(w, http.StatusOK, userInfo{
+	httpio.WriteJSON(w, http.StatusOK, userInfo{
 		Sub: u.ID, UserID: u.ID, UserName: u.UserName, PreferredUsername: u.UserName,
 		GivenName: u.GivenName, FamilyName: u.FamilyName,
 		Name:  strings.TrimSpace(u.GivenName + " " + u.FamilyName),

@@ -1,10 +1,12 @@
-package authserver
+package httpio
 
 import (
 	"bytes"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -12,12 +14,12 @@ import (
 // net/url's limit (10000 by default), over which ParseForm reads nothing.
 const maxPlainFields = 16
 
-// checkTokenForm returns the token and scopes fields of check_token's form,
+// CheckTokenForm returns the token and scopes fields of check_token's form,
 // as r.PostFormValue does. A body as resource servers send it is read in
 // place, without ParseForm's copy of the body, its map and slices and its
 // unescaping of a 1 KiB token (a tenth of check_token's time); any other
 // goes through ParseForm.
-func checkTokenForm(r *http.Request) (token, scopes string) {
+func CheckTokenForm(r *http.Request) (token, scopes string) {
 	if token, scopes, ok := plainForm(r); ok {
 		return token, scopes
 	}
@@ -25,7 +27,7 @@ func checkTokenForm(r *http.Request) (token, scopes string) {
 }
 
 // plainForm reads the token and scopes fields of a POST body when ParseForm
-// would find them verbatim: an urlencoded body that limitBody read and
+// would find them verbatim: an urlencoded body that LimitBody read and
 // nothing has read since, holding no '%' or '+' (nothing to unescape), no
 // ';' (ParseForm drops a field with one) and few fields, net/url's limit on
 // fields being its default. ok is false for any other request.
@@ -74,3 +76,12 @@ var defaultFieldLimitSet = func() bool {
 	}
 	return false
 }()
+
+// CloneValues is a copy of v that shares no slice with it.
+func CloneValues(v url.Values) url.Values {
+	c := make(url.Values, len(v))
+	for k, vs := range v {
+		c[k] = slices.Clone(vs)
+	}
+	return c
+}

@@ -1,4 +1,4 @@
-package authserver
+package httpio
 
 import (
 	"errors"
@@ -12,26 +12,26 @@ import (
 
 const urlencoded = "application/x-www-form-urlencoded"
 
-// bufferedRequest is a POST as a handler sees it: its body read by limitBody.
+// bufferedRequest is a POST as a handler sees it: its body read by LimitBody.
 func bufferedRequest(t testing.TB, method, contentType, body string) *http.Request {
 	t.Helper()
 	r := httptest.NewRequest(method, "/check_token", strings.NewReader(body))
 	if contentType != "" {
 		r.Header.Set("Content-Type", contentType)
 	}
-	if !limitBody(httptest.NewRecorder(), r) {
-		t.Fatalf("limitBody refused %d bytes", len(body))
+	if !LimitBody(httptest.NewRecorder(), r) {
+		t.Fatalf("LimitBody refused %d bytes", len(body))
 	}
 	return r
 }
 
-// assertSameAsParseForm checks checkTokenForm against r.PostFormValue on a
+// assertSameAsParseForm checks CheckTokenForm against r.PostFormValue on a
 // second request of the same method, type and body, and reports whether the
 // fast path answered.
 func assertSameAsParseForm(t testing.TB, method, contentType, body string) (fast bool) {
 	t.Helper()
 	_, _, fast = plainForm(bufferedRequest(t, method, contentType, body))
-	token, scopes := checkTokenForm(bufferedRequest(t, method, contentType, body))
+	token, scopes := CheckTokenForm(bufferedRequest(t, method, contentType, body))
 	want := bufferedRequest(t, method, contentType, body)
 	if wt, ws := want.PostFormValue("token"), want.PostFormValue("scopes"); token != wt || scopes != ws {
 		t.Fatalf("%s %q %.80q: token %.80q scopes %.80q, ParseForm: %.80q %.80q (fast path: %v)", method, contentType, body, token, scopes, wt, ws, fast)
@@ -79,12 +79,12 @@ func TestCheckTokenFormIsParseForm(t *testing.T) {
 func TestCheckTokenFormAfterAnEarlierRead(t *testing.T) {
 	r := bufferedRequest(t, "POST", urlencoded, "token=abc&scopes=x")
 	_, _ = io.ReadFull(r.Body, make([]byte, 4))
-	if token, scopes := checkTokenForm(r); token != "" || scopes != "x" { // the rest: n=abc&scopes=x
+	if token, scopes := CheckTokenForm(r); token != "" || scopes != "x" { // the rest: n=abc&scopes=x
 		t.Errorf("after a read of 4 bytes: %q %q, want ParseForm's of the rest", token, scopes)
 	}
 	r = bufferedRequest(t, "POST", urlencoded, "token=abc")
 	r.PostForm = map[string][]string{"token": {"parsed"}}
-	if token, _ := checkTokenForm(r); token != "parsed" {
+	if token, _ := CheckTokenForm(r); token != "parsed" {
 		t.Errorf("after ParseForm: %q", token)
 	}
 }
@@ -103,7 +103,7 @@ func TestCheckTokenFormAllocations(t *testing.T) {
 	r := bufferedRequest(t, "POST", urlencoded, "token="+strings.Repeat("t", 1024))
 	body := r.Body.(*bufferedBody)
 	n := testing.AllocsPerRun(100, func() {
-		if token, _ := checkTokenForm(r); len(token) != 1024 {
+		if token, _ := CheckTokenForm(r); len(token) != 1024 {
 			t.Fatalf("token of %d bytes", len(token))
 		}
 		body.Reset(body.raw)
@@ -124,21 +124,21 @@ func FuzzCheckTokenForm(f *testing.F) {
 		f.Add(seed.contentType, seed.body)
 	}
 	f.Fuzz(func(t *testing.T, contentType, body string) {
-		if len(body) > maxBodyBytes {
+		if len(body) > MaxBodyBytes {
 			return
 		}
 		assertSameAsParseForm(t, "POST", contentType, body)
 	})
 }
 
-// limitBody reads a body with or without a length in full, and one that
+// LimitBody reads a body with or without a length in full, and one that
 // fails is a 400.
 func TestLimitBody(t *testing.T) {
 	body := strings.Repeat("x", 3000)
 	for _, size := range []int64{int64(len(body)), -1, 10} { // given, unknown, wrong
 		r := httptest.NewRequest(http.MethodPost, "/", iotest.OneByteReader(strings.NewReader(body)))
 		r.ContentLength = size
-		if !limitBody(httptest.NewRecorder(), r) {
+		if !LimitBody(httptest.NewRecorder(), r) {
 			t.Fatalf("size %d: refused", size)
 		}
 		got, _ := io.ReadAll(r.Body)
@@ -148,7 +148,7 @@ func TestLimitBody(t *testing.T) {
 	}
 	r := httptest.NewRequest(http.MethodPost, "/", io.MultiReader(strings.NewReader("token="), iotest.ErrReader(errors.New("reset"))))
 	rec := httptest.NewRecorder()
-	if limitBody(rec, r) || rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "could not be read") {
+	if LimitBody(rec, r) || rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "could not be read") {
 		t.Errorf("a failing body: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -1,4 +1,4 @@
-package authserver
+package httpio
 
 import (
 	"bytes"
@@ -19,18 +19,21 @@ type apiError struct {
 	Scope       string `json:"scope,omitempty"` // insufficient_scope: the scope needed
 }
 
-// jsonType is the content type of every JSON answer, as UAA writes it.
-const jsonType = "application/json;charset=UTF-8"
+// JSONType is the content type of every JSON answer, as UAA writes it.
+const JSONType = "application/json;charset=UTF-8"
 
-// writeJSON answers v as UAA does: application/json;charset=UTF-8.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	status, body := encodeJSON(status, v)
-	httpx.WriteBody(w, status, jsonType, body)
+// MaxBodyBytes bounds a request body: LimitBody answers 413 past it.
+const MaxBodyBytes = 64 << 10
+
+// WriteJSON answers v as UAA does: application/json;charset=UTF-8.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	status, body := EncodeJSON(status, v)
+	httpx.WriteBody(w, status, JSONType, body)
 }
 
-// encodeJSON is the status and body of an answer of v: a 500 when v cannot
+// EncodeJSON is the status and body of an answer of v: a 500 when v cannot
 // be encoded (only our own types are written; that is a bug).
-func encodeJSON(status int, v any) (int, []byte) {
+func EncodeJSON(status int, v any) (int, []byte) {
 	body, err := httpx.EncodeJSON(v)
 	if err != nil {
 		return http.StatusInternalServerError, []byte(`{"error":"server_error"}` + "\n")
@@ -38,35 +41,36 @@ func encodeJSON(status int, v any) (int, []byte) {
 	return status, body
 }
 
-func writeError(w http.ResponseWriter, status int, code, description string) {
-	writeJSON(w, status, apiError{Error: code, Description: description})
+// WriteError answers UAA's and RFC 6749's error body.
+func WriteError(w http.ResponseWriter, status int, code, description string) {
+	WriteJSON(w, status, apiError{Error: code, Description: description})
 }
 
-// noStore marks a response with tokens or token data uncacheable.
-func noStore(w http.ResponseWriter) {
+// NoStore marks a response with tokens or token data uncacheable.
+func NoStore(w http.ResponseWriter) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
 }
 
-// limitBody reads the whole body, up to maxBodyBytes, before any handler
+// LimitBody reads the whole body, up to MaxBodyBytes, before any handler
 // runs, and answers 413 for a larger one: fosite and the form parser would
 // otherwise report a cut body as malformed (400) and read up to 10 MiB.
 // It reports whether the request may go on.
-func limitBody(w http.ResponseWriter, r *http.Request) bool {
+func LimitBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return true
 	}
-	if r.ContentLength > maxBodyBytes {
+	if r.ContentLength > MaxBodyBytes {
 		tooLarge(w)
 		return false
 	}
-	body, err := httpx.ReadAll(r.Body, r.ContentLength, maxBodyBytes+1) // one byte past the limit tells a larger body
+	body, err := httpx.ReadAll(r.Body, r.ContentLength, MaxBodyBytes+1) // one byte past the limit tells a larger body
 	_ = r.Body.Close()
 	switch {
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
+		WriteError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
 		return false
-	case len(body) > maxBodyBytes:
+	case len(body) > MaxBodyBytes:
 		tooLarge(w)
 		return false
 	}
@@ -75,8 +79,8 @@ func limitBody(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// bufferedBody is a request body that limitBody read in full: handlers read
-// it as any body, and checkTokenForm parses its bytes in place.
+// bufferedBody is a request body that LimitBody read in full: handlers read
+// it as any body, and CheckTokenForm parses its bytes in place.
 type bufferedBody struct {
 	bytes.Reader
 	raw []byte
@@ -97,13 +101,13 @@ func (b *bufferedBody) unread() ([]byte, bool) {
 
 func tooLarge(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
-	writeError(w, http.StatusRequestEntityTooLarge, "invalid_request",
-		"The request body is larger than "+strconv.Itoa(maxBodyBytes)+" bytes.")
+	WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request",
+		"The request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes.")
 }
 
-// decodeJSON reads one JSON object from the body into v; the error says
+// DecodeJSON reads one JSON object from the body into v; the error says
 // what is wrong in terms the caller can act on.
-func decodeJSON(r *http.Request, v any) error {
+func DecodeJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
 		var typeErr *json.UnmarshalTypeError
