@@ -10,6 +10,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
 )
 
 const (
@@ -25,7 +26,7 @@ const (
 // the decision taken on that page.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil { // fosite would drop the bad pair and go on
-		s.errorPage(w, http.StatusBadRequest, "Invalid authorization request", "The request parameters could not be parsed.")
+		s.pages.Error(w, http.StatusBadRequest, "Invalid authorization request", "The request parameters could not be parsed.")
 		return
 	}
 	if r.Method == http.MethodPost && r.PostFormValue(approvalField) != "" {
@@ -57,14 +58,14 @@ func (s *Server) toSignIn(w http.ResponseWriter, r *http.Request, ar fosite.Auth
 	if form.Get("prompt") == "" {
 		form.Del("prompt")
 	}
-	v := s.browsers.ensure(w, r)
-	s.browsers.setReturnTo(v.id, "/oauth/authorize?"+form.Encode())
+	v := s.browsers.Ensure(w, r)
+	s.browsers.SetReturnTo(v.ID, "/oauth/authorize?"+form.Encode())
 	http.Redirect(w, r, "/login", http.StatusFound)
 }
 
 // decide issues a code without asking when the client is auto-approved for
 // the scopes or the user approved them before (unless prompt=consent).
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v browserView, u *userRecord) {
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *userRecord) {
 	fc, scopes, err := s.grantable(ar, u)
 	if err != nil {
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, err)
@@ -128,17 +129,17 @@ func checkEarly(ar fosite.AuthorizeRequester) error {
 	return nil
 }
 
-func (s *Server) showConsent(w http.ResponseWriter, _ *http.Request, ar fosite.AuthorizeRequester, v browserView, u *userRecord, fc *fositeClient, scopes []string) {
-	data := consentData{
+func (s *Server) showConsent(w http.ResponseWriter, _ *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *userRecord, fc *fositeClient, scopes []string) {
+	data := pages.ConsentData{
 		Title:      "Application Authorization",
 		ClientName: cmp.Or(fc.Name, fc.ID),
 		UserName:   u.UserName,
-		CSRF:       s.browsers.addConsent(v.id, ar.GetRequestForm()),
+		CSRF:       s.browsers.AddConsent(v.ID, ar.GetRequestForm()),
 	}
 	for i, sc := range scopes {
-		data.Scopes = append(data.Scopes, consentScope{Index: i, Name: sc, Label: s.scopeLabel(sc)})
+		data.Scopes = append(data.Scopes, pages.ConsentScope{Index: i, Name: sc, Label: s.scopeLabel(sc)})
 	}
-	s.render(w, http.StatusOK, s.pages.consent, data)
+	s.pages.Consent(w, http.StatusOK, data)
 }
 
 // scopeLabel is what the consent page says about a scope: the description
@@ -156,12 +157,12 @@ func (s *Server) scopeLabel(scope string) string {
 func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) {
 	v, u, ok := s.signedInUser(r)
 	if !ok {
-		s.errorPage(w, http.StatusBadRequest, "Session ended", "Your session has ended. Go back to the application and start again.")
+		s.pages.Error(w, http.StatusBadRequest, "Session ended", "Your session has ended. Go back to the application and start again.")
 		return
 	}
-	query, ok := s.browsers.takeConsent(v.id, r.PostFormValue(csrfField))
+	query, ok := s.browsers.TakeConsent(v.ID, r.PostFormValue(csrfField))
 	if !ok {
-		s.errorPage(w, http.StatusForbidden, "Form expired", "This authorization form is no longer valid. Go back to the application and start again.")
+		s.pages.Error(w, http.StatusForbidden, "Form expired", "This authorization form is no longer valid. Go back to the application and start again.")
 		return
 	}
 	ar, err := s.replayAuthorizeRequest(r, query)
@@ -220,11 +221,11 @@ func checkedScopes(form url.Values, scopes []string) []string {
 }
 
 // issueCode grants scopes and redirects with the code.
-func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v browserView, u *userRecord, scopes []string) {
+func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *userRecord, scopes []string) {
 	for _, sc := range scopes {
 		ar.GrantScope(sc)
 	}
-	sess := newUserSession(u, v.authTime, ar.GetRequestForm().Get("nonce"))
+	sess := newUserSession(u, v.AuthTime, ar.GetRequestForm().Get("nonce"))
 	resp, err := s.oauth.NewAuthorizeResponse(r.Context(), ar, sess)
 	if err != nil {
 		s.logUnexpected("authorize", err)
@@ -242,7 +243,7 @@ func (s *Server) authorizeError(w http.ResponseWriter, r *http.Request, ar fosit
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, err)
 		return
 	}
-	s.errorPage(w, http.StatusBadRequest, "Invalid authorization request", authorizeProblem(ar, err))
+	s.pages.Error(w, http.StatusBadRequest, "Invalid authorization request", authorizeProblem(ar, err))
 }
 
 func authorizeProblem(ar fosite.AuthorizeRequester, err error) string {

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
 )
 
 // TestAuthorizationCodeFlow walks the greeting client's flow step by step,
@@ -318,7 +320,7 @@ func TestSessionCookie(t *testing.T) {
 	r := b.post("/login.do", url.Values{"username": {"marissa"}, "password": {"koala"}, csrfField: {csrfOf(t, page.body)}})
 	var c *http.Cookie
 	for _, k := range (&http.Response{Header: r.header}).Cookies() {
-		if k.Name == sessionCookie {
+		if k.Name == pages.CookieName {
 			c = k
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"net/http"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
 )
 
 const (
@@ -15,39 +17,39 @@ const (
 // home says who is signed in; it is where sign-in ends when no
 // authorization request is waiting.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	data := homeData{Title: "Authorization server"}
-	if v, ok := s.browsers.current(r); ok && v.userID != "" {
-		if u, ok := s.store.user(v.userID); ok {
+	data := pages.HomeData{Title: "Authorization server"}
+	if v, ok := s.browsers.Current(r); ok && v.UserID != "" {
+		if u, ok := s.store.user(v.UserID); ok {
 			data.UserName = u.UserName
 		}
 	}
-	s.render(w, http.StatusOK, s.pages.home, data)
+	s.pages.Home(w, http.StatusOK, data)
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	v := s.browsers.ensure(w, r)
-	s.render(w, http.StatusOK, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf})
+	v := s.browsers.Ensure(w, r)
+	s.pages.Login(w, http.StatusOK, pages.LoginData{Title: "Sign in", CSRF: v.CSRF})
 }
 
 // loginSubmit checks the sign-in form, then resumes the authorization
 // request that sent the browser here (or goes home).
 func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
-	v, ok := s.browsers.current(r)
-	if !ok || !v.validCSRF(r.PostFormValue(csrfField)) {
-		v = s.browsers.ensure(w, r)
-		s.render(w, http.StatusForbidden, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf,
+	v, ok := s.browsers.Current(r)
+	if !ok || !v.ValidCSRF(r.PostFormValue(csrfField)) {
+		v = s.browsers.Ensure(w, r)
+		s.pages.Login(w, http.StatusForbidden, pages.LoginData{Title: "Sign in", CSRF: v.CSRF,
 			Error: "Your sign-in form has expired. Please sign in again."})
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("username"))
 	u, refused := s.authenticate(r, name, r.PostFormValue("password"))
 	if refused != nil {
-		s.render(w, refused.status, s.pages.login, loginData{Title: "Sign in", CSRF: v.csrf, Username: name, Error: refused.message})
+		s.pages.Login(w, refused.status, pages.LoginData{Title: "Sign in", CSRF: v.CSRF, Username: name, Error: refused.message})
 		return
 	}
 	s.log.Info("signed in", "username", u.UserName, "user_id", u.ID)
-	v = s.browsers.signIn(w, r, v, u.ID)
-	target := s.browsers.takeReturnTo(v.id)
+	v = s.browsers.SignIn(w, r, v, u.ID)
+	target := s.browsers.TakeReturnTo(v.ID)
 	if target == "" {
 		target = "/"
 	}
@@ -77,18 +79,18 @@ func (s *Server) dummyHash() []byte {
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	s.browsers.signOut(w, r)
+	s.browsers.SignOut(w, r)
 	http.Redirect(w, r, "/login", http.StatusFound)
 }
 
 // signedInUser returns the browser's user, if it signed in and the user
 // still exists and is active.
-func (s *Server) signedInUser(r *http.Request) (browserView, *userRecord, bool) {
-	v, ok := s.browsers.current(r)
-	if !ok || v.userID == "" {
+func (s *Server) signedInUser(r *http.Request) (pages.Session, *userRecord, bool) {
+	v, ok := s.browsers.Current(r)
+	if !ok || v.UserID == "" {
 		return v, nil, false
 	}
-	u, ok := s.store.user(v.userID)
+	u, ok := s.store.user(v.UserID)
 	if !ok || !u.Active {
 		return v, nil, false
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
@@ -88,8 +89,8 @@ type Server struct {
 	keys     *keyring
 	tokens   *tokenStrategy
 	oauth    fosite.OAuth2Provider
-	browsers *browserSessions
-	pages    *pages
+	browsers *pages.Sessions
+	pages    *pages.Site
 	locks    *keyedLocks
 	mux      *http.ServeMux
 
@@ -149,13 +150,13 @@ func New(opts Options) (*Server, error) {
 		hasher:   newSecretHasher(cmp.Or(opts.HashCost, bcrypt.DefaultCost)),
 		keys:     keys,
 		store:    st,
-		browsers: newBrowserSessions(strings.HasPrefix(base, "https://")),
+		browsers: pages.NewSessions(strings.HasPrefix(base, "https://")),
 		locks:    newKeyedLocks(),
 
 		passwordPolicy: passwords,
 		lockout:        newLockout(st, secret, lockoutPolicy),
 	}
-	if s.pages, err = loadPages(); err != nil {
+	if s.pages, err = pages.Load(log); err != nil {
 		return nil, err
 	}
 	s.buildProvider(opts, secret)

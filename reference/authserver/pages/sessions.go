@@ -1,4 +1,4 @@
-package authserver
+package pages
 
 import (
 	"crypto/rand"
@@ -11,24 +11,27 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
+// CookieName is the cookie that names a browser's session.
+const CookieName = "authz_session"
+
 const (
-	sessionCookie      = "authz_session"
 	sessionIdleTTL     = time.Hour
 	maxBrowserSessions = 10000
 	maxPendingConsents = 8 // per browser session: a few tabs at once
 )
 
-// browserSessions are the server-side state of browsers: who signed in,
+// Sessions are the server-side state of browsers: who signed in,
 // the CSRF token of the sign-in form, the authorization request to resume
 // after signing in, and the authorization requests awaiting consent (keyed
 // by the CSRF token of their consent form, so each form is good once).
-type browserSessions struct {
+type Sessions struct {
 	mu     sync.Mutex
-	byID   map[string]*browserSession
+	byID   map[string]*record
 	secure bool // Secure cookies (https external URL or TLS)
 }
 
-type browserSession struct {
+// record is one browser's session.
+type record struct {
 	csrf     string
 	userID   string
 	authTime time.Time
@@ -43,38 +46,41 @@ type pendingConsent struct {
 	added time.Time
 }
 
-// browserView is a copy of a session's fields, safe to read without a lock.
-type browserView struct {
-	id       string
-	csrf     string
-	userID   string
-	authTime time.Time
-	returnTo string
+// Session is a copy of a browser session's fields, safe to read without a
+// lock.
+type Session struct {
+	ID       string
+	CSRF     string // the sign-in form's token
+	UserID   string // "" until the browser signs in
+	AuthTime time.Time
+	ReturnTo string
 }
 
-func newBrowserSessions(secure bool) *browserSessions {
-	return &browserSessions{byID: make(map[string]*browserSession), secure: secure}
+// NewSessions keeps sessions whose cookies are Secure when secure is set
+// (an https external URL) or the request came over TLS.
+func NewSessions(secure bool) *Sessions {
+	return &Sessions{byID: make(map[string]*record), secure: secure}
 }
 
-// current returns the browser's live session, if it has one.
-func (b *browserSessions) current(r *http.Request) (browserView, bool) {
-	c, err := r.Cookie(sessionCookie)
+// Current returns the browser's live session, if it has one.
+func (b *Sessions) Current(r *http.Request) (Session, bool) {
+	c, err := r.Cookie(CookieName)
 	if err != nil {
-		return browserView{}, false
+		return Session{}, false
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s, ok := b.live(c.Value)
 	if !ok {
-		return browserView{}, false
+		return Session{}, false
 	}
 	return s.view(c.Value), true
 }
 
-// ensure returns the browser's session, starting one (and setting its
+// Ensure returns the browser's session, starting one (and setting its
 // cookie) when it has none.
-func (b *browserSessions) ensure(w http.ResponseWriter, r *http.Request) browserView {
-	if v, ok := b.current(r); ok {
+func (b *Sessions) Ensure(w http.ResponseWriter, r *http.Request) Session {
+	if v, ok := b.Current(r); ok {
 		return v
 	}
 	b.mu.Lock()
@@ -84,31 +90,31 @@ func (b *browserSessions) ensure(w http.ResponseWriter, r *http.Request) browser
 	return s.view(id)
 }
 
-// signIn replaces the browser's session with a signed-in one under a new
+// SignIn replaces the browser's session with a signed-in one under a new
 // id (no session fixation), keeping the request to resume.
-func (b *browserSessions) signIn(w http.ResponseWriter, r *http.Request, old browserView, userID string) browserView {
+func (b *Sessions) SignIn(w http.ResponseWriter, r *http.Request, old Session, userID string) Session {
 	b.mu.Lock()
-	delete(b.byID, old.id)
+	delete(b.byID, old.ID)
 	id, s := b.start()
-	s.userID, s.authTime, s.returnTo = userID, time.Now().UTC().Truncate(time.Second), old.returnTo
+	s.userID, s.authTime, s.returnTo = userID, time.Now().UTC().Truncate(time.Second), old.ReturnTo
 	b.mu.Unlock()
 	b.setCookie(w, r, id)
 	return s.view(id)
 }
 
-// signOut ends the browser's session.
-func (b *browserSessions) signOut(w http.ResponseWriter, r *http.Request) {
-	if c, err := r.Cookie(sessionCookie); err == nil {
+// SignOut ends the browser's session.
+func (b *Sessions) SignOut(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(CookieName); err == nil {
 		b.mu.Lock()
 		delete(b.byID, c.Value)
 		b.mu.Unlock()
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: b.secureFor(r)})
 }
 
-// setReturnTo remembers where to go once the browser signed in.
-func (b *browserSessions) setReturnTo(id, target string) {
+// SetReturnTo remembers where to go once the browser signed in.
+func (b *Sessions) SetReturnTo(id, target string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.live(id); ok {
@@ -116,8 +122,8 @@ func (b *browserSessions) setReturnTo(id, target string) {
 	}
 }
 
-// takeReturnTo returns and forgets where to go after signing in.
-func (b *browserSessions) takeReturnTo(id string) string {
+// TakeReturnTo returns and forgets where to go after signing in.
+func (b *Sessions) TakeReturnTo(id string) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s, ok := b.live(id)
@@ -129,9 +135,9 @@ func (b *browserSessions) takeReturnTo(id string) string {
 	return target
 }
 
-// addConsent keeps an authorization request awaiting consent and returns
+// AddConsent keeps an authorization request awaiting consent and returns
 // the token its form must send back.
-func (b *browserSessions) addConsent(id string, query url.Values) string {
+func (b *Sessions) AddConsent(id string, query url.Values) string {
 	token := rand.Text()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -146,8 +152,8 @@ func (b *browserSessions) addConsent(id string, query url.Values) string {
 	return token
 }
 
-// takeConsent returns and forgets the request of a consent form.
-func (b *browserSessions) takeConsent(id, token string) (url.Values, bool) {
+// TakeConsent returns and forgets the request of a consent form.
+func (b *Sessions) TakeConsent(id, token string) (url.Values, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s, ok := b.live(id)
@@ -162,13 +168,13 @@ func (b *browserSessions) takeConsent(id, token string) (url.Values, bool) {
 	return p.query, true
 }
 
-// validCSRF reports whether token is the session's sign-in form token.
-func (v browserView) validCSRF(token string) bool {
-	return v.csrf != "" && subtle.ConstantTimeCompare([]byte(v.csrf), []byte(token)) == 1
+// ValidCSRF reports whether token is the session's sign-in form token.
+func (v Session) ValidCSRF(token string) bool {
+	return v.CSRF != "" && subtle.ConstantTimeCompare([]byte(v.CSRF), []byte(token)) == 1
 }
 
 // live returns an unexpired session and extends it; b.mu is held.
-func (b *browserSessions) live(id string) (*browserSession, bool) {
+func (b *Sessions) live(id string) (*record, bool) {
 	s, ok := b.byID[id]
 	if !ok {
 		return nil, false
@@ -183,17 +189,17 @@ func (b *browserSessions) live(id string) (*browserSession, bool) {
 
 // start creates a session; b.mu is held. When the table is full, expired
 // sessions go first, then the one idle longest.
-func (b *browserSessions) start() (string, *browserSession) {
+func (b *Sessions) start() (string, *record) {
 	if len(b.byID) >= maxBrowserSessions {
 		b.evict()
 	}
 	id := rand.Text()
-	s := &browserSession{csrf: rand.Text(), consents: make(map[string]pendingConsent), expires: time.Now().Add(sessionIdleTTL)}
+	s := &record{csrf: rand.Text(), consents: make(map[string]pendingConsent), expires: time.Now().Add(sessionIdleTTL)}
 	b.byID[id] = s
 	return id, s
 }
 
-func (b *browserSessions) evict() {
+func (b *Sessions) evict() {
 	now := time.Now()
 	oldestID, oldest := "", time.Time{}
 	for id, s := range b.byID {
@@ -208,15 +214,15 @@ func (b *browserSessions) evict() {
 	}
 }
 
-func (b *browserSessions) setCookie(w http.ResponseWriter, r *http.Request, id string) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
+func (b *Sessions) setCookie(w http.ResponseWriter, r *http.Request, id string) {
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: b.secureFor(r)})
 }
 
-func (b *browserSessions) secureFor(r *http.Request) bool { return b.secure || r.TLS != nil }
+func (b *Sessions) secureFor(r *http.Request) bool { return b.secure || r.TLS != nil }
 
-func (s *browserSession) view(id string) browserView {
-	return browserView{id: id, csrf: s.csrf, userID: s.userID, authTime: s.authTime, returnTo: s.returnTo}
+func (s *record) view(id string) Session {
+	return Session{ID: id, CSRF: s.csrf, UserID: s.userID, AuthTime: s.authTime, ReturnTo: s.returnTo}
 }
 
 func dropOldest(consents map[string]pendingConsent) {

@@ -1,22 +1,25 @@
-package authserver
+package pages
 
 import (
 	"bytes"
 	"embed"
 	"fmt"
 	"html/template"
+	"log/slog"
 	"net/http"
 )
 
 //go:embed templates/*.html
 var templateFiles embed.FS
 
-// pages are the HTML pages, each the layout around its own content.
-type pages struct {
+// Site is the HTML pages, each the layout around its own content.
+type Site struct {
 	login, consent, errorPage, home *template.Template
+	log                             *slog.Logger // template errors
 }
 
-func loadPages() (*pages, error) {
+// Load parses the pages; log receives the errors of rendering one.
+func Load(log *slog.Logger) (*Site, error) {
 	load := func(name string) (*template.Template, error) {
 		t, err := template.ParseFS(templateFiles, "templates/layout.html", "templates/"+name)
 		if err != nil {
@@ -24,7 +27,7 @@ func loadPages() (*pages, error) {
 		}
 		return t, nil
 	}
-	var p pages
+	p := Site{log: log}
 	var err error
 	for _, f := range []struct {
 		t    **template.Template
@@ -37,20 +40,20 @@ func loadPages() (*pages, error) {
 	return &p, nil
 }
 
-// loginData fills the sign-in page.
-type loginData struct {
+// LoginData fills the sign-in page.
+type LoginData struct {
 	Title, CSRF, Username, Error string
 }
 
-// consentData fills the consent page.
-type consentData struct {
+// ConsentData fills the consent page.
+type ConsentData struct {
 	Title, ClientName, UserName, CSRF string
-	Scopes                            []consentScope
+	Scopes                            []ConsentScope
 }
 
-// consentScope is one checkbox: scope.N = scope.<name>, labelled with the
+// ConsentScope is one checkbox: scope.N = scope.<name>, labelled with the
 // group's description; every box starts checked, as in UAA.
-type consentScope struct {
+type ConsentScope struct {
 	Index int
 	Name  string
 	Label string
@@ -58,14 +61,35 @@ type consentScope struct {
 
 type errorData struct{ Title, Message string }
 
-type homeData struct{ Title, UserName string }
+// HomeData fills the home page.
+type HomeData struct{ Title, UserName string }
+
+// Login shows the sign-in page.
+func (p *Site) Login(w http.ResponseWriter, status int, data LoginData) {
+	p.render(w, status, p.login, data)
+}
+
+// Consent shows the consent page.
+func (p *Site) Consent(w http.ResponseWriter, status int, data ConsentData) {
+	p.render(w, status, p.consent, data)
+}
+
+// Home shows the home page.
+func (p *Site) Home(w http.ResponseWriter, status int, data HomeData) {
+	p.render(w, status, p.home, data)
+}
+
+// Error shows a problem to the user without redirecting anywhere.
+func (p *Site) Error(w http.ResponseWriter, status int, title, message string) {
+	p.render(w, status, p.errorPage, errorData{Title: title, Message: message})
+}
 
 // render writes a page; the page is rendered to a buffer first so that a
 // template error becomes a clean 500 instead of half a page.
-func (s *Server) render(w http.ResponseWriter, status int, t *template.Template, data any) {
+func (p *Site) render(w http.ResponseWriter, status int, t *template.Template, data any) {
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
-		s.log.Error("rendering a page", "err", err)
+		p.log.Error("rendering a page", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -78,9 +102,4 @@ func (s *Server) render(w http.ResponseWriter, status int, t *template.Template,
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
-}
-
-// errorPage shows a problem to the user without redirecting anywhere.
-func (s *Server) errorPage(w http.ResponseWriter, status int, title, message string) {
-	s.render(w, status, s.pages.errorPage, errorData{Title: title, Message: message})
 }
