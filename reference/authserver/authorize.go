@@ -11,6 +11,7 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 const (
@@ -65,13 +66,13 @@ func (s *Server) toSignIn(w http.ResponseWriter, r *http.Request, ar fosite.Auth
 
 // decide issues a code without asking when the client is auto-approved for
 // the scopes or the user approved them before (unless prompt=consent).
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *userRecord) {
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *store.User) {
 	fc, scopes, err := s.grantable(ar, u)
 	if err != nil {
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, err)
 		return
 	}
-	if !hasPrompt(ar, "consent") && (fc.autoApproves(scopes) || s.store.approved(u.ID, fc.ID, scopes)) {
+	if !hasPrompt(ar, "consent") && (fc.AutoApproves(scopes) || s.store.Approved(u.ID, fc.ID, scopes)) {
 		s.issueCode(w, r, ar, v, u, scopes)
 		return
 	}
@@ -86,8 +87,8 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, ar fosite.Author
 // any other scope when the user is a member of the group of that name. The
 // client's own limits were checked by fosite (invalid_scope). A request
 // without scope asks for all the client's scopes, as in UAA.
-func (s *Server) grantable(ar fosite.AuthorizeRequester, u *userRecord) (*fositeClient, []string, error) {
-	fc, ok := ar.GetClient().(*fositeClient)
+func (s *Server) grantable(ar fosite.AuthorizeRequester, u *store.User) (*store.FositeClient, []string, error) {
+	fc, ok := ar.GetClient().(*store.FositeClient)
 	if !ok {
 		return nil, nil, fosite.ErrInvalidClient
 	}
@@ -101,7 +102,7 @@ func (s *Server) grantable(ar fosite.AuthorizeRequester, u *userRecord) (*fosite
 	}
 	var scopes []string
 	for _, sc := range requested {
-		if sc == "openid" || s.store.isMember(u.ID, sc) {
+		if sc == "openid" || s.store.IsMember(u.ID, sc) {
 			scopes = append(scopes, sc)
 		}
 	}
@@ -129,7 +130,7 @@ func checkEarly(ar fosite.AuthorizeRequester) error {
 	return nil
 }
 
-func (s *Server) showConsent(w http.ResponseWriter, _ *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *userRecord, fc *fositeClient, scopes []string) {
+func (s *Server) showConsent(w http.ResponseWriter, _ *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *store.User, fc *store.FositeClient, scopes []string) {
 	data := pages.ConsentData{
 		Title:      "Application Authorization",
 		ClientName: cmp.Or(fc.Name, fc.ID),
@@ -145,7 +146,7 @@ func (s *Server) showConsent(w http.ResponseWriter, _ *http.Request, ar fosite.A
 // scopeLabel is what the consent page says about a scope: the description
 // of the group of that name, else the name.
 func (s *Server) scopeLabel(scope string) string {
-	if g, ok := s.store.groupByName(scope); ok && g.Description != "" {
+	if g, ok := s.store.GroupByName(scope); ok && g.Description != "" {
 		return g.Description
 	}
 	return scope
@@ -180,7 +181,7 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) {
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 		return
 	}
-	if err := s.store.approve(u.ID, fc.ID, approved); err != nil {
+	if err := s.store.Approve(u.ID, fc.ID, approved); err != nil {
 		s.oauth.WriteAuthorizeError(r.Context(), w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
 		return
 	}
@@ -221,11 +222,11 @@ func checkedScopes(form url.Values, scopes []string) []string {
 }
 
 // issueCode grants scopes and redirects with the code.
-func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *userRecord, scopes []string) {
+func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, v pages.Session, u *store.User, scopes []string) {
 	for _, sc := range scopes {
 		ar.GrantScope(sc)
 	}
-	sess := newUserSession(u, v.AuthTime, ar.GetRequestForm().Get("nonce"))
+	sess := store.NewUserSession(u, v.AuthTime, ar.GetRequestForm().Get("nonce"))
 	resp, err := s.oauth.NewAuthorizeResponse(r.Context(), ar, sess)
 	if err != nil {
 		s.logUnexpected("authorize", err)

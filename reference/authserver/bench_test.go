@@ -2,6 +2,7 @@ package authserver
 
 import (
 	"github.com/fortune-tck/fortune-tck/internal/cpubench"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 
 	"context"
 	"net/http"
@@ -102,7 +103,7 @@ func fixedJSON(body string) http.Handler {
 func mintCode(b *testing.B, ts *testServer) string {
 	b.Helper()
 	ctx := context.Background()
-	u, _ := ts.store.userByName(DemoUserName)
+	u, _ := ts.store.UserByName(DemoUserName)
 	req := httptest.NewRequest(http.MethodGet, authorizeURL(authParams("openid fortunes.read")), nil)
 	ar, err := ts.oauth.NewAuthorizeRequest(ctx, req)
 	if err != nil {
@@ -110,7 +111,7 @@ func mintCode(b *testing.B, ts *testServer) string {
 	}
 	ar.GrantScope("openid")
 	ar.GrantScope("fortunes.read")
-	resp, err := ts.oauth.NewAuthorizeResponse(ctx, ar, newUserSession(u, time.Now().UTC().Truncate(time.Second), "nonce-0123456789"))
+	resp, err := ts.oauth.NewAuthorizeResponse(ctx, ar, store.NewUserSession(u, time.Now().UTC().Truncate(time.Second), "nonce-0123456789"))
 	if err != nil {
 		b.Fatal(err)
 	}

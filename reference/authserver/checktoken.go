@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) resourceClient(w http.ResponseWriter, r *http.Request) bool {
 		basicChallenge(w, "Bad credentials")
 		return false
 	}
-	if !c.hasAuthority(resourceScope) {
+	if !c.HasAuthority(resourceScope) {
 		httpio.WriteError(w, http.StatusForbidden, "access_denied", "Access is denied: the client needs the authority "+resourceScope)
 		return false
 	}
@@ -81,10 +82,10 @@ func basicChallenge(w http.ResponseWriter, description string) {
 // sent and, when different, form-decoded: Spring's resource servers send
 // them raw, uaac and RFC 6749 clients form-encode them. The client is the
 // store's shared decoding: read it, never change it.
-func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*clientRecord, bool) {
-	try := func(id, secret string) (*clientRecord, bool) {
-		c, ok := s.store.sharedClient(id)
-		if !ok || c.public() || s.hasher.Compare(ctx, c.SecretHash, []byte(secret)) != nil {
+func (s *Server) authenticateClient(ctx context.Context, id, secret string) (*store.Client, bool) {
+	try := func(id, secret string) (*store.Client, bool) {
+		c, ok := s.store.SharedClient(id)
+		if !ok || c.Public() || s.hasher.Compare(ctx, c.SecretHash, []byte(secret)) != nil {
 			return nil, false
 		}
 		return c, true

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // TestCheckTokenFields checks every field of spec 2.2, its JSON type and
@@ -23,7 +24,7 @@ func TestCheckTokenFields(t *testing.T) {
 		t.Errorf("cache headers: %v", r.header)
 	}
 	m := r.json(t)
-	u, _ := ts.store.userByName("marissa")
+	u, _ := ts.store.UserByName("marissa")
 	now := float64(time.Now().Unix())
 	str := func(k string) string {
 		t.Helper()
@@ -184,10 +185,12 @@ func TestCheckTokenExpired(t *testing.T) {
 func TestCheckTokenRevSig(t *testing.T) {
 	ts := newTestServer(t)
 	tk := userTokens(t, ts, "openid")
-	u, _ := ts.store.userByName("marissa")
+	u, _ := ts.store.UserByName("marissa")
 	changed := *u
 	changed.PasswordHash = []byte("$2a$04$changedchangedchangedchangedchangedchangedchangedch")
-	if err := ts.store.update(func(tx kv.Tx) error { return putJSON(tx, bucketUsers, u.ID, &changed) }); err != nil {
+	// No API changes a password: the record is rewritten in the store's
+	// bucket of users.
+	if err := ts.store.Update(func(tx kv.Tx) error { return store.PutJSON(tx, "users", u.ID, &changed) }); err != nil {
 		t.Fatal(err)
 	}
 	assertRevoked(t, ts, tk.AccessToken)

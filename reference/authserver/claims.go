@@ -2,11 +2,7 @@ package authserver
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"hash"
 	"slices"
 	"strings"
 )
@@ -54,44 +50,9 @@ func audiences(clientID string, scopes []string) []string {
 	return aud
 }
 
-// revSig is the revocation signature: a digest over what identifies the
-// grant (client id and secret, user id, password, e-mail and user name).
-// Changing any of them, a password above all, makes earlier tokens fail the
-// comparison in check_token, which then answers "revoked". UAA uses murmur3;
-// any stable digest will do.
-func revSig(c *clientRecord, u *userRecord) string {
-	h := sha256.New()
-	writeField(h, c.ID)
-	writeField(h, string(c.SecretHash))
-	if u != nil {
-		writeField(h, u.ID)
-		writeField(h, string(u.PasswordHash))
-		writeField(h, u.Email)
-		writeField(h, u.UserName)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// writeField writes s with its length, so that fields cannot run together.
-func writeField(h hash.Hash, s string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
-}
-
 // newJTI returns a random token id (32 hex digits, as UAA's).
 func newJTI() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// newID returns a random (version 4) UUID, the form of UAA's ids.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

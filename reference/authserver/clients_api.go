@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // clientInput is the body of POST /oauth/clients, UAA's client details.
@@ -70,7 +71,7 @@ func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.requireScope(w, r, "clients.read"); !ok {
 		return
 	}
-	c, ok := s.store.client(r.PathValue("id"))
+	c, ok := s.store.Client(r.PathValue("id"))
 	if !ok {
 		httpio.WriteError(w, http.StatusNotFound, "invalid_client", "No client with requested id: "+r.PathValue("id"))
 		return
@@ -90,7 +91,7 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out []clientOutput
-	for _, c := range s.store.listClients() {
+	for _, c := range s.store.ListClients() {
 		out = append(out, clientOutputOf(c))
 	}
 	list := newSCIMList(out)
@@ -104,8 +105,8 @@ func (s *Server) deleteClient(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r, "clients.write") {
 		return
 	}
-	c, err := s.store.deleteClient(r.PathValue("id"))
-	if isNotFound(err) {
+	c, err := s.store.DeleteClient(r.PathValue("id"))
+	if store.IsNotFound(err) {
 		httpio.WriteError(w, http.StatusNotFound, "invalid_client", err.Error())
 		return
 	}
@@ -116,7 +117,7 @@ func (s *Server) deleteClient(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusOK, clientOutputOf(c))
 }
 
-func clientOutputOf(c *clientRecord) clientOutput {
+func clientOutputOf(c *store.Client) clientOutput {
 	var auto any = c.AutoApprove
 	if c.AutoApproveAll {
 		auto = true

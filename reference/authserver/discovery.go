@@ -67,7 +67,7 @@ func (s *Server) discovery(w http.ResponseWriter, _ *http.Request) {
 // can be granted.
 func (s *Server) scopesSupported() []string {
 	scopes := []string{"openid"}
-	for _, g := range s.store.listGroups() {
+	for _, g := range s.store.ListGroups() {
 		if !slices.Contains(scopes, g.DisplayName) {
 			scopes = append(scopes, g.DisplayName)
 		}

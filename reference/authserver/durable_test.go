@@ -90,8 +90,8 @@ func checkState(t *testing.T, ts *testServer, st state) {
 	if r := post(t, ts, "/oauth/token", "late:late-secret", url.Values{"grant_type": {"client_credentials"}}); r.status != http.StatusOK {
 		t.Fatalf("the client registered before: %d %s", r.status, r.body)
 	}
-	u, ok := ts.store.userByName(DemoUserName)
-	if !ok || !ts.store.approved(u.ID, GreetingClientID, []string{"openid", "fortunes.read"}) {
+	u, ok := ts.store.UserByName(DemoUserName)
+	if !ok || !ts.store.Approved(u.ID, GreetingClientID, []string{"openid", "fortunes.read"}) {
 		t.Fatal("the approval given before is forgotten")
 	}
 	if r := newBrowser(t, ts).get("/token_keys"); !strings.Contains(r.body, st.kid) {

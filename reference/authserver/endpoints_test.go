@@ -26,7 +26,7 @@ func TestUserinfo(t *testing.T) {
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		r := bearer(method, tk.AccessToken)
 		m := r.json(t)
-		u, _ := ts.store.userByName("marissa")
+		u, _ := ts.store.UserByName("marissa")
 		want := map[string]any{
 			"sub": u.ID, "user_id": u.ID, "user_name": "marissa", "given_name": "Marissa", "family_name": "Bloggs",
 			"name": "Marissa Bloggs", "email": "marissa@test.org", "email_verified": true,

@@ -34,7 +34,8 @@ const greetingRedirect = "http://localhost:8100/"
 // testServer is a Server behind a real HTTP listener.
 type testServer struct {
 	*Server
-	url string
+	url   string
+	users int // the users fillUsers stored (the Scale benchmarks)
 }
 
 // newTestServer starts a server with the demo identities and a cheap bcrypt

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/ory/fosite"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // introspect is RFC 7662 token introspection, by fosite: the caller
@@ -12,7 +14,7 @@ import (
 // {"active": false}.
 func (s *Server) introspect(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	ir, err := s.oauth.NewIntrospectionRequest(ctx, r, newClientSession())
+	ir, err := s.oauth.NewIntrospectionRequest(ctx, r, store.NewClientSession())
 	if err != nil {
 		s.logUnexpected("introspect", err)
 		if fosite.ErrorToRFC6749Error(err).CodeField == http.StatusUnauthorized {

@@ -16,7 +16,11 @@ import (
 	"github.com/go-jose/go-jose/v3/jwt"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
+
+// bucketKeys holds the signing keys and fosite's HMAC secret.
+const bucketKeys = "keys"
 
 // keyring holds the signing keys, kept in the store's "keys" bucket so
 // that tokens survive a restart and every replica signs and verifies with
@@ -25,7 +29,7 @@ import (
 // the JWKS and keep verifying until every token they signed has expired
 // (their successor's creation plus the token lifetime).
 type keyring struct {
-	s        *store
+	s        *store.Store
 	log      *slog.Logger
 	rotate   time.Duration // 0: never
 	tokenTTL time.Duration // the longest lifetime of a signed token
@@ -48,7 +52,7 @@ const reloadEvery = time.Second
 
 // openKeyring loads the keys, creating the first one (or adopting given as
 // the newest) when needed.
-func openKeyring(s *store, given *rsa.PrivateKey, rotate, tokenTTL time.Duration, log *slog.Logger) (*keyring, error) {
+func openKeyring(s *store.Store, given *rsa.PrivateKey, rotate, tokenTTL time.Duration, log *slog.Logger) (*keyring, error) {
 	r := &keyring{s: s, log: orDiscard(log), rotate: rotate, tokenTTL: tokenTTL, now: time.Now}
 	if given != nil {
 		k, err := newSigningKey(given)
@@ -78,7 +82,7 @@ func (r *keyring) adopt(k *signingKey) error {
 	if err != nil {
 		return err
 	}
-	return r.s.update(func(tx kv.Tx) error {
+	return r.s.Update(func(tx kv.Tx) error {
 		newest, err := readKeys(tx)
 		if err != nil {
 			return err
@@ -91,7 +95,7 @@ func (r *keyring) adopt(k *signingKey) error {
 			created = newest[0].created.Add(time.Nanosecond)
 		}
 		k.created = created
-		return putJSON(tx, bucketKeys, keyName(created), storedKey{
+		return store.PutJSON(tx, bucketKeys, keyName(created), storedKey{
 			PEM:     string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
 			Created: created,
 		})
@@ -134,7 +138,7 @@ func readKeys(tx kv.Tx) ([]*signingKey, error) {
 // have all expired.
 func (r *keyring) load() error {
 	var keys []*signingKey
-	err := r.s.update(func(tx kv.Tx) error {
+	err := r.s.Update(func(tx kv.Tx) error {
 		var err error
 		if keys, err = readKeys(tx); err != nil {
 			return err
@@ -153,7 +157,7 @@ func (r *keyring) load() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("authserver: reading the signing keys from %s: %w", r.s.db, err)
+		return fmt.Errorf("authserver: reading the signing keys from %s: %w", r.s, err)
 	}
 	r.mu.Lock()
 	r.keys, r.loaded = keys, r.now()
@@ -182,7 +186,7 @@ func (r *keyring) rotateNow() error {
 	if err != nil {
 		return err
 	}
-	err = r.s.update(func(tx kv.Tx) error {
+	err = r.s.Update(func(tx kv.Tx) error {
 		keys, err := readKeys(tx)
 		if err != nil {
 			return err
@@ -191,13 +195,13 @@ func (r *keyring) rotateNow() error {
 		if len(keys) > 0 && (r.rotate == 0 || created.Sub(keys[0].created) < r.rotate) {
 			return nil // another replica rotated
 		}
-		return putJSON(tx, bucketKeys, keyName(created), storedKey{
+		return store.PutJSON(tx, bucketKeys, keyName(created), storedKey{
 			PEM:     string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
 			Created: created,
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("authserver: storing a signing key in %s: %w", r.s.db, err)
+		return fmt.Errorf("authserver: storing a signing key in %s: %w", r.s, err)
 	}
 	r.log.Info("signing key rotated", "kid", k.kid)
 	return r.load()
@@ -273,9 +277,9 @@ func (r *keyring) verify(raw string, out any) error {
 // hmacSecret is fosite's global secret (codes and refresh tokens are HMACs
 // with it), kept in the store so that they survive a restart and pass at
 // every replica; the first start creates it.
-func hmacSecret(s *store) ([]byte, error) {
+func hmacSecret(s *store.Store) ([]byte, error) {
 	var secret []byte
-	err := s.update(func(tx kv.Tx) error {
+	err := s.Update(func(tx kv.Tx) error {
 		v, ok, err := tx.Get(bucketKeys, "hmac")
 		if err != nil {
 			return err
@@ -291,7 +295,7 @@ func hmacSecret(s *store) ([]byte, error) {
 		err = errors.New("the stored HMAC secret is shorter than 32 bytes")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("authserver: the HMAC secret in %s: %w", s.db, err)
+		return nil, fmt.Errorf("authserver: the HMAC secret in %s: %w", s, err)
 	}
 	return secret, nil
 }

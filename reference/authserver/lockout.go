@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // UAA's lockoutPolicy defaults (authentication.policy.* in uaa.yml).
@@ -76,7 +77,7 @@ const lockoutSlots = 1 << 16
 // lockout counts failed sign-ins in the store.
 type lockout struct {
 	policy LockoutPolicy
-	store  *store
+	store  *store.Store
 	key    []byte // keys the hash that picks a name's slot and tag
 	slots  uint32
 	now    func() time.Time
@@ -84,7 +85,7 @@ type lockout struct {
 
 // newLockout counts under p (withDefaults applied); the slots' key derives
 // from the store's HMAC secret, so every replica picks the same slots.
-func newLockout(st *store, secret []byte, p LockoutPolicy) *lockout {
+func newLockout(st *store.Store, secret []byte, p LockoutPolicy) *lockout {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte("lockout slots"))
 	return &lockout{policy: p, store: st, key: mac.Sum(nil), slots: lockoutSlots, now: time.Now}
@@ -107,12 +108,12 @@ type subject struct {
 	userID   string
 }
 
-func (l *lockout) subjectOf(u *userRecord, name string) subject {
+func (l *lockout) subjectOf(u *store.User, name string) subject {
 	if u != nil {
 		return subject{key: "user:" + u.ID, userID: u.ID}
 	}
 	mac := hmac.New(sha256.New, l.key)
-	mac.Write([]byte(fold(name)))
+	mac.Write([]byte(store.Fold(name)))
 	sum := mac.Sum(nil)
 	slot := binary.BigEndian.Uint32(sum) % l.slots
 	return subject{key: fmt.Sprintf("name:%08x", slot), tag: hex.EncodeToString(sum[4:20])}
@@ -127,7 +128,7 @@ func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
 	if !l.enabled() {
 		return false, 0, nil
 	}
-	err = l.store.update(func(tx kv.Tx) error {
+	err = l.store.Update(func(tx kv.Tx) error {
 		rec, err := l.read(tx, sub)
 		if err != nil {
 			return err
@@ -140,7 +141,7 @@ func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
 		rec.Failures = append(rec.Failures, now.UnixMilli())
 		rec.Failures = rec.Failures[max(0, len(rec.Failures)-l.policy.AfterFailures):]
 		failures = len(rec.Failures)
-		return putJSON(tx, bucketLockout, sub.key, rec)
+		return store.PutJSON(tx, bucketLockout, sub.key, rec)
 	})
 	return locked, failures, err
 }
@@ -149,7 +150,7 @@ func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
 // that counts for another name is read as empty.
 func (l *lockout) read(tx kv.Tx, sub subject) (*failureRecord, error) {
 	rec := new(failureRecord)
-	if _, err := getJSON(tx, bucketLockout, sub.key, rec); err != nil {
+	if _, err := store.GetJSON(tx, bucketLockout, sub.key, rec); err != nil {
 		return nil, err
 	}
 	if rec.Tag != sub.tag {
@@ -180,12 +181,12 @@ func (l *lockout) succeeded(sub subject) error {
 	if !l.enabled() {
 		return nil
 	}
-	return l.store.update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, sub.key) })
+	return l.store.Update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, sub.key) })
 }
 
 // forget drops a deleted user's count.
 func (l *lockout) forget(userID string) error {
-	return l.store.update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, "user:"+userID) })
+	return l.store.Update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, "user:"+userID) })
 }
 
 // signInRefusal is the sign-in page's answer to a refused attempt.
@@ -198,8 +199,8 @@ type signInRefusal struct {
 // audit events. Whether the name is a user changes neither the answer nor
 // the work: one store read, one store write, one bcrypt comparison (against
 // a dummy hash for an unknown name), or no comparison at all when locked.
-func (s *Server) authenticate(r *http.Request, name, password string) (*userRecord, *signInRefusal) {
-	u, known := s.store.userByName(name)
+func (s *Server) authenticate(r *http.Request, name, password string) (*store.User, *signInRefusal) {
+	u, known := s.store.UserByName(name)
 	if !known {
 		u = nil
 	}
@@ -208,7 +209,7 @@ func (s *Server) authenticate(r *http.Request, name, password string) (*userReco
 	locked, failures, err := s.lockout.begin(sub)
 	switch {
 	case err != nil:
-		s.log.Error("sign-in: the failure count cannot be read", "store", s.store.db.String(), "err", err)
+		s.log.Error("sign-in: the failure count cannot be read", "store", s.store.String(), "err", err)
 		return nil, &signInRefusal{http.StatusServiceUnavailable, signInDegraded}
 	case locked:
 		s.log.Info("sign-in refused: locked", append(audit, "failures", failures)...)
@@ -216,7 +217,7 @@ func (s *Server) authenticate(r *http.Request, name, password string) (*userReco
 	}
 	if _, ok := s.checkPassword(r.Context(), u, password); ok {
 		if err := s.lockout.succeeded(sub); err != nil {
-			s.log.Error("sign-in: the failure count cannot be reset", "store", s.store.db.String(), "err", err)
+			s.log.Error("sign-in: the failure count cannot be reset", "store", s.store.String(), "err", err)
 		}
 		return u, nil
 	}

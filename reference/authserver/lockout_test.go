@@ -275,7 +275,7 @@ func TestLockoutMemoryIsBoundedUnderAFloodOfNames(t *testing.T) {
 		}
 	}
 	records := 0
-	err := ts.store.view(func(tx kv.Tx) error {
+	err := ts.store.View(func(tx kv.Tx) error {
 		return tx.Scan(bucketLockout, "", func(string, []byte) error { records++; return nil })
 	})
 	if err != nil {
@@ -298,7 +298,7 @@ func TestLockoutAuditEvents(t *testing.T) {
 		attempt(t, ts, DemoUserName, "wrong")
 		attempt(t, ts, "nobody", "wrong")
 	}
-	u, _ := ts.store.userByName(DemoUserName)
+	u, _ := ts.store.UserByName(DemoUserName)
 	for _, tt := range []struct {
 		event, with string
 		want        int
@@ -351,7 +351,7 @@ func TestLockoutForgetsADeletedUser(t *testing.T) {
 	if r := api(t, ts, "DELETE", "/Users/"+id, admin, ""); r.status != http.StatusOK {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
-	err := ts.store.view(func(tx kv.Tx) error {
+	err := ts.store.View(func(tx kv.Tx) error {
 		if _, ok, err := tx.Get(bucketLockout, "user:"+id); err != nil || ok {
 			return fmt.Errorf("the count of the deleted user is still stored (err %v)", err)
 		}

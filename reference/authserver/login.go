@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 const (
@@ -19,7 +20,7 @@ const (
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	data := pages.HomeData{Title: "Authorization server"}
 	if v, ok := s.browsers.Current(r); ok && v.UserID != "" {
-		if u, ok := s.store.user(v.UserID); ok {
+		if u, ok := s.store.User(v.UserID); ok {
 			data.UserName = u.UserName
 		}
 	}
@@ -59,7 +60,7 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 // checkPassword returns u when password is its password. Without an active
 // user it costs a bcrypt comparison too (against a dummy hash), so timing
 // does not tell which user names exist.
-func (s *Server) checkPassword(ctx context.Context, u *userRecord, password string) (*userRecord, bool) {
+func (s *Server) checkPassword(ctx context.Context, u *store.User, password string) (*store.User, bool) {
 	if u == nil || !u.Active {
 		_ = s.hasher.Compare(ctx, s.dummyHash(), []byte(password))
 		return nil, false
@@ -85,12 +86,12 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 
 // signedInUser returns the browser's user, if it signed in and the user
 // still exists and is active.
-func (s *Server) signedInUser(r *http.Request) (pages.Session, *userRecord, bool) {
+func (s *Server) signedInUser(r *http.Request) (pages.Session, *store.User, bool) {
 	v, ok := s.browsers.Current(r)
 	if !ok || v.UserID == "" {
 		return v, nil, false
 	}
-	u, ok := s.store.user(v.UserID)
+	u, ok := s.store.User(v.UserID)
 	if !ok || !u.Active {
 		return v, nil, false
 	}

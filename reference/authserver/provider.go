@@ -47,7 +47,6 @@ func (s *Server) buildProvider(opts Options, secret []byte) {
 		issuer:          s.issuer,
 		accessTTL:       cfg.AccessTokenLifespan,
 		now:             time.Now,
-		revSigs:         newRevSigMemo(),
 	}
 	signer := &jwt.DefaultSigner{GetPrivateKey: func(context.Context) (any, error) { return s.keys.current().jwk, nil }}
 	strategy := &compose.CommonStrategy{

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // errInvalid is a record that cannot be stored as given: a 400 whose
@@ -33,7 +35,7 @@ type userSpec struct {
 
 // addUser validates and stores a new user. The duplicate check runs before
 // the (slow) bcrypt hash, and again under the store's lock.
-func (s *Server) addUser(ctx context.Context, spec userSpec) (*userRecord, error) {
+func (s *Server) addUser(ctx context.Context, spec userSpec) (*store.User, error) {
 	if err := validName("userName", spec.UserName); err != nil {
 		return nil, err
 	}
@@ -46,20 +48,20 @@ func (s *Server) addUser(ctx context.Context, spec userSpec) (*userRecord, error
 	if err := spec.Policy.check(spec.Password); err != nil {
 		return nil, err
 	}
-	if _, dup := s.store.userByName(spec.UserName); dup {
-		return nil, conflictf("Username already in use: %s", spec.UserName)
+	if _, dup := s.store.UserByName(spec.UserName); dup {
+		return nil, store.Conflictf("Username already in use: %s", spec.UserName)
 	}
 	hash, err := s.hasher.Hash(ctx, []byte(spec.Password))
 	if err != nil {
 		return nil, invalidf("The password must be at most %d bytes", maxSecretBytes)
 	}
-	t := now()
-	u := &userRecord{
-		ID: newID(), UserName: spec.UserName, GivenName: spec.GivenName, FamilyName: spec.FamilyName,
+	t := store.Now()
+	u := &store.User{
+		ID: store.NewID(), UserName: spec.UserName, GivenName: spec.GivenName, FamilyName: spec.FamilyName,
 		Email: spec.Email, PasswordHash: hash, Active: spec.Active, Verified: spec.Verified,
 		Created: t, PasswordModified: t,
 	}
-	if err := s.store.createUser(u); err != nil {
+	if err := s.store.CreateUser(u); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -67,16 +69,16 @@ func (s *Server) addUser(ctx context.Context, spec userSpec) (*userRecord, error
 
 // addGroup validates and stores a new group; its name is a scope, so it
 // cannot contain spaces.
-func (s *Server) addGroup(name, description string) (*groupRecord, error) {
+func (s *Server) addGroup(name, description string) (*store.Group, error) {
 	if err := validName("displayName", name); err != nil {
 		return nil, err
 	}
 	if err := validScope(name); err != nil {
 		return nil, err
 	}
-	t := now()
-	g := &groupRecord{ID: newID(), DisplayName: name, Description: description, Created: t, Modified: t}
-	if err := s.store.createGroup(g); err != nil {
+	t := store.Now()
+	g := &store.Group{ID: store.NewID(), DisplayName: name, Description: description, Created: t, Modified: t}
+	if err := s.store.CreateGroup(g); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -92,25 +94,25 @@ type clientSpec struct {
 }
 
 // addClient validates and stores a new client.
-func (s *Server) addClient(ctx context.Context, spec clientSpec) (*clientRecord, error) {
+func (s *Server) addClient(ctx context.Context, spec clientSpec) (*store.Client, error) {
 	if err := validateClient(spec); err != nil {
 		return nil, err
 	}
-	if _, dup := s.store.client(spec.ID); dup {
-		return nil, conflictf("Client already exists: %s", spec.ID)
+	if _, dup := s.store.Client(spec.ID); dup {
+		return nil, store.Conflictf("Client already exists: %s", spec.ID)
 	}
 	c, err := s.newClientRecord(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.createClient(c); err != nil {
+	if err := s.store.CreateClient(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // newClientRecord hashes the secret of a validated spec.
-func (s *Server) newClientRecord(ctx context.Context, spec clientSpec) (*clientRecord, error) {
+func (s *Server) newClientRecord(ctx context.Context, spec clientSpec) (*store.Client, error) {
 	var hash []byte
 	if spec.Secret != "" {
 		var err error
@@ -118,13 +120,13 @@ func (s *Server) newClientRecord(ctx context.Context, spec clientSpec) (*clientR
 			return nil, invalidf("client_secret must be at most %d bytes", maxSecretBytes)
 		}
 	}
-	return &clientRecord{
+	return &store.Client{
 		ID: spec.ID, Name: spec.Name, SecretHash: hash,
 		Scope: orEmpty(spec.Scope), Authorities: orEmpty(spec.Authorities),
 		GrantTypes: spec.GrantTypes, RedirectURIs: orEmpty(spec.Redirects),
 		AutoApproveAll: spec.AutoApproveAll, AutoApprove: orEmpty(spec.AutoApprove),
 		AccessTTL: spec.AccessTTL, RefreshTTL: spec.RefreshTTL,
-		Modified: now(),
+		Modified: store.Now(),
 	}, nil
 }
 

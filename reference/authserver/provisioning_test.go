@@ -72,9 +72,9 @@ func TestProvisioningStatuses(t *testing.T) {
 	admin := adminToken(t, ts)
 	reader := tokensOf(t, post(t, ts, "/oauth/token", "admin:adminsecret", url.Values{"grant_type": {"client_credentials"}, "scope": {"scim.read clients.read"}})).AccessToken
 	userToken := userTokens(t, ts, "openid").AccessToken
-	marissa, _ := ts.store.userByName("marissa")
-	fortunes, _ := ts.store.groupByName("fortunes.read")
-	openid, _ := ts.store.groupByName("openid")
+	marissa, _ := ts.store.UserByName("marissa")
+	fortunes, _ := ts.store.GroupByName("fortunes.read")
+	openid, _ := ts.store.GroupByName("openid")
 	user := `{"userName":"bob","password":"pw","emails":[{"value":"bob@test.org"}]}`
 	client := `{"client_id":"c1","client_secret":"s","authorized_grant_types":["client_credentials"],"authorities":["x.y"]}`
 	tests := []struct {
@@ -166,7 +166,7 @@ func TestDeletingWhatWasProvisioned(t *testing.T) {
 	}
 	alice := `{"userName":"alice","password":"s3cret","emails":[{"value":"alice@test.org"}]}`
 	userID := created("POST", "/Users", alice)["id"].(string)
-	fortunes, _ := ts.store.groupByName("fortunes.read")
+	fortunes, _ := ts.store.GroupByName("fortunes.read")
 	created("POST", "/Groups/"+fortunes.ID+"/members", `{"value":"`+userID+`"}`)
 	groupID := created("POST", "/Groups", `{"displayName":"tck.group"}`)["id"].(string)
 	created("POST", "/Groups/"+groupID+"/members", `{"value":"`+userID+`"}`)
@@ -178,8 +178,8 @@ func TestDeletingWhatWasProvisioned(t *testing.T) {
 	b := newBrowser(t, ts)
 	aliceToken := tokensOf(t, exchange(t, ts, codeOf(t, b.approve(authParams("openid fortunes.read"), "alice", "s3cret")), nil)).AccessToken
 	clientToken := tokensOf(t, post(t, ts, "/oauth/token", "c1:s", url.Values{"grant_type": {"client_credentials"}})).AccessToken
-	marissa, _ := ts.store.userByName(DemoUserName)
-	if err := ts.store.approve(marissa.ID, "c1", []string{"x.y"}); err != nil {
+	marissa, _ := ts.store.UserByName(DemoUserName)
+	if err := ts.store.Approve(marissa.ID, "c1", []string{"x.y"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tok := range []string{aliceToken, clientToken} {
@@ -187,7 +187,7 @@ func TestDeletingWhatWasProvisioned(t *testing.T) {
 			t.Fatalf("check_token before the deletes: %d %s", r.status, r.body)
 		}
 	}
-	if !ts.store.approved(userID, GreetingClientID, []string{"openid", "fortunes.read"}) {
+	if !ts.store.Approved(userID, GreetingClientID, []string{"openid", "fortunes.read"}) {
 		t.Fatal("alice's approval of the greeting client was not remembered")
 	}
 
@@ -213,11 +213,11 @@ func TestDeletingWhatWasProvisioned(t *testing.T) {
 		t.Error("alice is still found by name")
 	}
 	for _, name := range []string{"fortunes.read", "tck.group"} {
-		if g, _ := ts.store.groupByName(name); slices.Contains(g.Members, userID) {
+		if g, _ := ts.store.GroupByName(name); slices.Contains(g.Members, userID) {
 			t.Errorf("the group %s still has the removed user as a member: %v", name, g.Members)
 		}
 	}
-	if ts.store.approved(userID, GreetingClientID, []string{"openid"}) {
+	if ts.store.Approved(userID, GreetingClientID, []string{"openid"}) {
 		t.Error("the removed user's approvals are still remembered")
 	}
 	if r := checkToken(t, ts, aliceToken); r.status == http.StatusOK {
@@ -239,7 +239,7 @@ func TestDeletingWhatWasProvisioned(t *testing.T) {
 		t.Errorf("a second DELETE /Groups/{id}: %d %s, want 404", r.status, r.body)
 	}
 	created("POST", "/Groups", `{"displayName":"tck.group"}`)
-	if g, _ := ts.store.groupByName("fortunes.read"); len(g.Members) == 0 {
+	if g, _ := ts.store.GroupByName("fortunes.read"); len(g.Members) == 0 {
 		t.Error("fortunes.read lost its other members")
 	}
 
@@ -253,7 +253,7 @@ func TestDeletingWhatWasProvisioned(t *testing.T) {
 	if r := api(t, ts, "GET", "/oauth/clients/c1", admin, ""); r.status != http.StatusNotFound {
 		t.Errorf("GET of the removed client: %d %s", r.status, r.body)
 	}
-	if ts.store.approved(marissa.ID, "c1", []string{"x.y"}) {
+	if ts.store.Approved(marissa.ID, "c1", []string{"x.y"}) {
 		t.Error("approvals of the removed client are still remembered")
 	}
 	if r := checkToken(t, ts, clientToken); r.status == http.StatusOK {

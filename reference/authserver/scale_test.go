@@ -22,6 +22,8 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/internal/pgtest"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv/kvtest"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // The Scale benchmarks measure what grows with the data: each figure at a
@@ -136,7 +138,7 @@ func scaleStoresOf(b *testing.B) map[string]func(b *testing.B) kv.Store {
 		"postgres": func(sb *testing.B) kv.Store {
 			once.Do(func() { pg = pgtest.Start(b) })
 			dbs++
-			return openPostgresDatabase(sb, pg, fmt.Sprintf("scale%d", dbs))
+			return kvtest.OpenPostgresDatabase(sb, pg, fmt.Sprintf("scale%d", dbs))
 		},
 	}
 	out := map[string]func(b *testing.B) kv.Store{}
@@ -148,27 +150,6 @@ func scaleStoresOf(b *testing.B) map[string]func(b *testing.B) kv.Store {
 		out[name] = open
 	}
 	return out
-}
-
-// openPostgresDatabase creates database name on pg and opens a store on it.
-func openPostgresDatabase(tb testing.TB, pg *pgtest.Server, name string) kv.Store {
-	tb.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pg.URL())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+name)
-	_ = conn.Close(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := kv.OpenPostgres(ctx, strings.Replace(pg.URL(), "/postgres?", "/"+name+"?", 1))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = s.Close() })
-	return s
 }
 
 // scaleMeasure is one figure measured at both sizes.
@@ -253,7 +234,7 @@ func BenchmarkScaleSweep(b *testing.B) {
 	}
 }
 
-// BenchmarkScaleSweepBatch times one sweep transaction, sweepBatch expired
+// BenchmarkScaleSweepBatch times one sweep transaction, store.SweepBatch expired
 // tokens deleted, with 1,000 and with 100,000 live ones stored: how long a
 // sweep holds back the writer that runs it (and, in bbolt and memory, every
 // other writer).
@@ -265,11 +246,11 @@ func BenchmarkScaleSweepBatch(b *testing.B) {
 				scaleMeasure{"sweep-batch", true, func(b *testing.B, ts *testServer) []time.Duration {
 					var lat []time.Duration
 					for range 20 {
-						fillTokens(b, ts, sweepBatch, -time.Minute)
+						fillTokens(b, ts, store.SweepBatch, -time.Minute)
 						start := time.Now()
-						n, _, err := ts.store.access.sweep(time.Now())
+						n, _, err := ts.store.SweepAccessTokens(time.Now())
 						lat = append(lat, time.Since(start))
-						if err != nil || n != sweepBatch {
+						if err != nil || n != store.SweepBatch {
 							b.Fatalf("sweep: %d deleted, %v", n, err)
 						}
 					}
@@ -288,25 +269,20 @@ func fillTokens(b *testing.B, ts *testServer, n int, ttl time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := ts.store.access
 	exp := time.Now().Add(ttl)
 	for done := 0; done < n; {
 		batch := min(1000, n-done)
-		err := ts.store.update(func(tx kv.Tx) error {
+		err := ts.store.Update(func(tx kv.Tx) error {
 			for range batch {
-				sess := newClientSession()
+				sess := store.NewClientSession()
 				sess.Subject = DefaultAdminClientID
 				sess.SetExpiresAt(fosite.AccessToken, exp)
 				req := &fosite.Request{
-					ID: newID(), RequestedAt: time.Now().UTC(), Client: client, Session: sess,
+					ID: store.NewID(), RequestedAt: time.Now().UTC(), Client: client, Session: sess,
 					GrantedScope: fosite.Arguments(strings.Fields(adminScopeList)),
 					Form:         url.Values{"grant_type": {"client_credentials"}},
 				}
-				e, err := t.entryOf(req)
-				if err != nil {
-					return err
-				}
-				if err := t.write(tx, t.key(fakeSignature()), e); err != nil {
+				if err := ts.store.InsertAccessToken(tx, fakeSignature(), req); err != nil {
 					return err
 				}
 			}
@@ -395,15 +371,15 @@ func fillUsers(b *testing.B, ts *testServer, n int) {
 	created := time.Now().UTC().Add(-time.Duration(n) * time.Millisecond)
 	for done := 0; done < n; {
 		batch := min(1000, n-done)
-		err := ts.store.update(func(tx kv.Tx) error {
+		err := ts.store.Update(func(tx kv.Tx) error {
 			for i := done; i < done+batch; i++ {
 				t := created.Add(time.Duration(i) * time.Millisecond)
-				u := &userRecord{
-					ID: newID(), UserName: fmt.Sprintf("scale-%d", i), Email: fmt.Sprintf("scale-%d@test.org", i),
+				u := &store.User{
+					ID: store.NewID(), UserName: fmt.Sprintf("scale-%d", i), Email: fmt.Sprintf("scale-%d@test.org", i),
 					GivenName: "Scale", FamilyName: fmt.Sprint(i), PasswordHash: hash, Active: true, Verified: true,
 					Created: t, PasswordModified: t,
 				}
-				if err := insertUser(tx, u); err != nil {
+				if err := store.InsertUser(tx, u); err != nil {
 					return err
 				}
 			}
@@ -414,22 +390,20 @@ func fillUsers(b *testing.B, ts *testServer, n int) {
 		}
 		done += batch
 	}
+	ts.users += n
 }
 
 // filterUsers sends times filters, each for a user picked across the
 // whole table, and checks that each finds exactly that user.
 func filterUsers(b *testing.B, ts *testServer, format string, times int) []time.Duration {
 	token := adminToken(b, ts)
-	n := 0
-	_ = ts.store.view(func(tx kv.Tx) error {
-		return tx.Scan(bucketUserNames, "scale-", func(string, []byte) error { n++; return nil })
-	})
+	n := ts.users
 	var lat []time.Duration
 	for i := range times {
 		pick := (i*7919 + 13) % n
 		arg := any(pick)
 		if strings.Contains(format, "%s") {
-			u, _ := ts.store.userByName(fmt.Sprintf("scale-%d", pick))
+			u, _ := ts.store.UserByName(fmt.Sprintf("scale-%d", pick))
 			arg = u.ID
 		}
 		filter := fmt.Sprintf(format, arg)

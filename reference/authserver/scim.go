@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // The SCIM shapes of UAA's /Users and /Groups.
@@ -106,7 +107,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
 		return
 	}
-	if in.Origin != "" && in.Origin != originUAA {
+	if in.Origin != "" && in.Origin != store.OriginUAA {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only users of origin uaa can be created here")
 		return
 	}
@@ -146,15 +147,15 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out []scimUser
-	for _, u := range s.store.listUsers() {
+	for _, u := range s.store.ListUsers() {
 		out = append(out, s.scimUserOf(u))
 	}
 	httpio.WriteJSON(w, http.StatusOK, newSCIMList(out))
 }
 
-func (s *Server) scimUserOf(u *userRecord) scimUser {
+func (s *Server) scimUserOf(u *store.User) scimUser {
 	groups := []scimGroupRef{}
-	for _, g := range s.store.groupsOf(u.ID) {
+	for _, g := range s.store.GroupsOf(u.ID) {
 		groups = append(groups, scimGroupRef{Value: g.ID, Display: g.DisplayName, Type: "DIRECT"})
 	}
 	return scimUser{
@@ -162,7 +163,7 @@ func (s *Server) scimUserOf(u *userRecord) scimUser {
 		Meta:     scimMeta{Version: 0, Created: scimTime(u.Created), LastModified: scimTime(u.Created)},
 		UserName: u.UserName, Name: scimName{GivenName: u.GivenName, FamilyName: u.FamilyName},
 		Emails: []scimEmail{{Value: u.Email, Primary: true}}, Groups: groups, Approvals: []struct{}{},
-		Active: u.Active, Verified: u.Verified, Origin: originUAA, ZoneID: zoneID,
+		Active: u.Active, Verified: u.Verified, Origin: store.OriginUAA, ZoneID: store.ZoneID,
 		PasswordLastModified: scimTime(u.PasswordModified), Schemas: scimSchemas,
 	}
 }
@@ -206,24 +207,24 @@ func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out []scimGroup
-	for _, g := range s.store.listGroups() {
-		if !filtered || fold(g.DisplayName) == fold(name) {
+	for _, g := range s.store.ListGroups() {
+		if !filtered || store.Fold(g.DisplayName) == store.Fold(name) {
 			out = append(out, scimGroupOf(g))
 		}
 	}
 	httpio.WriteJSON(w, http.StatusOK, newSCIMList(out))
 }
 
-func scimGroupOf(g *groupRecord) scimGroup {
+func scimGroupOf(g *store.Group) scimGroup {
 	members := make([]scimMember, len(g.Members))
 	for i, id := range g.Members {
-		members[i] = scimMember{Value: id, Type: "USER", Origin: originUAA}
+		members[i] = scimMember{Value: id, Type: "USER", Origin: store.OriginUAA}
 	}
 	return scimGroup{
 		ID:          g.ID,
 		Meta:        scimMeta{Version: g.Version, Created: scimTime(g.Created), LastModified: scimTime(g.Modified)},
 		DisplayName: g.DisplayName, Description: g.Description, Members: members,
-		ZoneID: zoneID, Schemas: scimSchemas,
+		ZoneID: store.ZoneID, Schemas: scimSchemas,
 	}
 }
 
@@ -244,15 +245,15 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
 	case !strings.EqualFold(cmp.Or(in.Type, "USER"), "USER"):
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of type USER are supported")
 		return
-	case cmp.Or(in.Origin, originUAA) != originUAA:
+	case cmp.Or(in.Origin, store.OriginUAA) != store.OriginUAA:
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only members of origin uaa are supported")
 		return
 	}
-	if err := s.store.addMember(r.PathValue("id"), in.Value); err != nil {
+	if err := s.store.AddMember(r.PathValue("id"), in.Value); err != nil {
 		s.provisioningError(w, err, "member_already_exists", "invalid_scim_resource")
 		return
 	}
-	httpio.WriteJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: originUAA})
+	httpio.WriteJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: store.OriginUAA})
 }
 
 // deleteUser removes a user, with its memberships and approvals: DELETE
@@ -261,7 +262,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r, "scim.write") {
 		return
 	}
-	u, err := s.store.deleteUser(r.PathValue("id"))
+	u, err := s.store.DeleteUser(r.PathValue("id"))
 	if err != nil {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
 		return
@@ -278,7 +279,7 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r, "scim.write") {
 		return
 	}
-	g, err := s.store.deleteGroup(r.PathValue("id"))
+	g, err := s.store.DeleteGroup(r.PathValue("id"))
 	if err != nil {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
 		return
@@ -290,9 +291,9 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
 // given code, or 400 with the given code.
 func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCode, invalidCode string) {
 	switch {
-	case isNotFound(err):
+	case store.IsNotFound(err):
 		httpio.WriteError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
-	case isConflict(err):
+	case store.IsConflict(err):
 		httpio.WriteError(w, http.StatusConflict, conflictCode, err.Error())
 	case isInvalidPassword(err):
 		writePasswordError(w, err)

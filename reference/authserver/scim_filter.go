@@ -12,15 +12,8 @@ import (
 	"strings"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
-
-// bucketUserEmails indexes users by e-mail: fold(email) NUL id. E-mails are
-// not unique, so the id is part of the key. createUser and deleteUser keep
-// it; a store from before it gets it at start (store.migrate).
-const bucketUserEmails = "user-emails"
-
-func emailKey(email, id string) string { return fold(email) + "\x00" + id }
 
 // The bounds of a filtered GET /Users.
 const (
@@ -63,7 +56,7 @@ func (s *Server) listFilteredUsers(w http.ResponseWriter, r *http.Request, filte
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", "Invalid filter "+strconv.Quote(filter)+": "+err.Error())
 		return
 	}
-	users, total, err := s.store.findUsers(r.Context(), f)
+	users, total, err := findUsers(r.Context(), s.store, f)
 	switch {
 	case errors.As(err, new(*scanTooLong)):
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", err.Error())
@@ -82,27 +75,26 @@ func (s *Server) listFilteredUsers(w http.ResponseWriter, r *http.Request, filte
 	httpio.WriteJSON(w, http.StatusOK, list)
 }
 
-// findUsers returns the users that match f, in listing order and at most
-// maxFilterResults of them, and how many match in all.
-func (s *store) findUsers(ctx context.Context, f *userFilter) ([]*userRecord, int, error) {
+// findUsers returns the users of st that match f, in listing order and at
+// most maxFilterResults of them, and how many match in all.
+func findUsers(ctx context.Context, st *store.Store, f *userFilter) ([]*store.User, int, error) {
 	var m matches
 	var ids []string
 	var indexed bool
-	err := s.view(func(tx kv.Tx) (err error) {
-		ids, indexed, err = candidates(tx, f)
+	err := st.ReadUsers(func(r store.UserReader) (err error) {
+		ids, indexed, err = candidates(r, f)
 		if err != nil || !indexed {
 			return err
 		}
 		slices.Sort(ids)
 		for _, id := range slices.Compact(ids) {
-			u := new(userRecord)
-			if ok, err := getJSON(tx, bucketUsers, id, u); err != nil || !ok {
-				if err != nil {
-					return err
-				}
-				continue // an id eq with no such user
+			u, ok, err := r.User(id)
+			if err != nil {
+				return err
 			}
-			m.add(f, u)
+			if ok { // not so for an id eq with no such user
+				m.add(f, u)
+			}
 		}
 		return nil
 	})
@@ -110,7 +102,7 @@ func (s *store) findUsers(ctx context.Context, f *userFilter) ([]*userRecord, in
 		return nil, 0, err
 	}
 	if !indexed {
-		if err := s.scanUsers(ctx, f, &m); err != nil {
+		if err := scanUsers(ctx, st, f, &m); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -119,7 +111,7 @@ func (s *store) findUsers(ctx context.Context, f *userFilter) ([]*userRecord, in
 
 // scanUsers reads every user, scanBatch per read transaction (a scan holds
 // no transaction open for long), until maxScannedUsers or ctx ends.
-func (s *store) scanUsers(ctx context.Context, f *userFilter, m *matches) error {
+func scanUsers(ctx context.Context, st *store.Store, f *userFilter, m *matches) error {
 	from, scanned := "", 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -127,13 +119,9 @@ func (s *store) scanUsers(ctx context.Context, f *userFilter, m *matches) error 
 		}
 		var last string
 		n := 0
-		err := s.view(func(tx kv.Tx) error {
-			return tx.Range(bucketUsers, from, "", scanBatch, func(id string, v []byte) error {
+		err := st.ReadUsers(func(r store.UserReader) error {
+			return r.Range(from, scanBatch, func(id string, u *store.User) error {
 				n, last = n+1, id
-				u := new(userRecord)
-				if err := json.Unmarshal(v, u); err != nil {
-					return fmt.Errorf("%s %q: %w", bucketUsers, id, err)
-				}
 				m.add(f, u)
 				return nil
 			})
@@ -147,8 +135,9 @@ func (s *store) scanUsers(ctx context.Context, f *userFilter, m *matches) error 
 		}
 		if scanned >= maxScannedUsers {
 			more := false
-			err := s.view(func(tx kv.Tx) error {
-				return tx.Range(bucketUsers, from, "", 1, func(string, []byte) error { more = true; return nil })
+			err := st.ReadUsers(func(r store.UserReader) (err error) {
+				more, err = r.HasUsersFrom(from)
+				return err
 			})
 			if err == nil && more {
 				err = &scanTooLong{maxScannedUsers}
@@ -161,11 +150,11 @@ func (s *store) scanUsers(ctx context.Context, f *userFilter, m *matches) error 
 // matches collects the users that matched, keeping only the first
 // maxFilterResults in listing order, and counts them all.
 type matches struct {
-	users []*userRecord
+	users []*store.User
 	total int
 }
 
-func (m *matches) add(f *userFilter, u *userRecord) {
+func (m *matches) add(f *userFilter, u *store.User) {
 	if !f.match(u) {
 		return
 	}
@@ -177,13 +166,13 @@ func (m *matches) add(f *userFilter, u *userRecord) {
 }
 
 func (m *matches) trim() {
-	slices.SortFunc(m.users, func(a, b *userRecord) int {
+	slices.SortFunc(m.users, func(a, b *store.User) int {
 		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.UserName, b.UserName), cmp.Compare(a.ID, b.ID))
 	})
 	m.users = m.users[:min(len(m.users), maxFilterResults)]
 }
 
-func (m *matches) result() []*userRecord {
+func (m *matches) result() []*store.User {
 	m.trim()
 	return m.users
 }
@@ -191,35 +180,31 @@ func (m *matches) result() []*userRecord {
 // candidates returns the ids of the users f may match, read from the
 // indexes; indexed is false when f needs a scan. Every candidate is still
 // matched against the whole filter.
-func candidates(tx kv.Tx, f *userFilter) (ids []string, indexed bool, err error) {
+func candidates(r store.UserReader, f *userFilter) (ids []string, indexed bool, err error) {
 	switch f.op {
 	case "eq":
 		switch f.attr {
 		case "id":
 			return []string{f.value}, true, nil
 		case "userName":
-			id, ok, err := tx.Get(bucketUserNames, f.value)
+			id, ok, err := r.IDByName(f.value)
 			if err != nil || !ok {
 				return nil, err == nil, err
 			}
-			return []string{string(id)}, true, nil
+			return []string{id}, true, nil
 		case "email":
-			prefix := f.value + "\x00"
-			err := tx.Range(bucketUserEmails, prefix, kv.PrefixEnd(prefix), maxScannedUsers+1, func(k string, _ []byte) error {
-				ids = append(ids, k[len(prefix):])
-				return nil
-			})
+			ids, err := r.IDsByEmail(f.value, maxScannedUsers+1)
 			if err == nil && len(ids) > maxScannedUsers {
 				err = &scanTooLong{maxScannedUsers}
 			}
 			return ids, err == nil, err
 		}
 	case "and":
-		left, lok, err := candidates(tx, f.left)
+		left, lok, err := candidates(r, f.left)
 		if err != nil {
 			return nil, false, err
 		}
-		right, rok, err := candidates(tx, f.right)
+		right, rok, err := candidates(r, f.right)
 		if err != nil {
 			return nil, false, err
 		}
@@ -235,11 +220,11 @@ func candidates(tx kv.Tx, f *userFilter) (ids []string, indexed bool, err error)
 			return right, true, nil
 		}
 	case "or":
-		left, lok, err := candidates(tx, f.left)
+		left, lok, err := candidates(r, f.left)
 		if err != nil || !lok {
 			return nil, false, err
 		}
-		right, rok, err := candidates(tx, f.right)
+		right, rok, err := candidates(r, f.right)
 		if err != nil || !rok {
 			return nil, false, err
 		}
@@ -268,7 +253,7 @@ var userAttrs = map[string]string{
 	"active": "active", "verified": "verified", "origin": "origin",
 }
 
-func (f *userFilter) match(u *userRecord) bool {
+func (f *userFilter) match(u *store.User) bool {
 	switch f.op {
 	case "and":
 		return f.left.match(u) && f.right.match(u)
@@ -294,15 +279,15 @@ func (f *userFilter) match(u *userRecord) bool {
 	case "id":
 		v = u.ID
 	case "userName":
-		v = fold(u.UserName)
+		v = store.Fold(u.UserName)
 	case "email":
-		v = fold(u.Email)
+		v = store.Fold(u.Email)
 	case "givenName":
-		v = fold(u.GivenName)
+		v = store.Fold(u.GivenName)
 	case "familyName":
-		v = fold(u.FamilyName)
+		v = store.Fold(u.FamilyName)
 	case "origin":
-		v = originUAA
+		v = store.OriginUAA
 	}
 	switch f.op {
 	case "eq":
@@ -430,7 +415,7 @@ func (p *filterParser) factor() (*userFilter, error) {
 		return nil, fmt.Errorf("invalid string %s", val)
 	}
 	if attr != "id" {
-		f.value = fold(f.value)
+		f.value = store.Fold(f.value)
 	}
 	return f, nil
 }

@@ -5,27 +5,30 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/kv/kvtest"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // filterUsersOf stores users named and mailed as given (in that case),
 // oldest first and every fourth one inactive, and returns them by name.
-func filterUsersOf(t *testing.T, s *store, users [][2]string) map[string]*userRecord {
+func filterUsersOf(t *testing.T, s *store.Store, users [][2]string) map[string]*store.User {
 	t.Helper()
-	byName := map[string]*userRecord{}
+	byName := map[string]*store.User{}
 	base := time.Now().UTC().Add(time.Hour).Truncate(time.Millisecond) // after the seeded users
-	err := s.update(func(tx kv.Tx) error {
+	err := s.Update(func(tx kv.Tx) error {
 		for i, nm := range users {
-			u := &userRecord{
-				ID: newID(), UserName: nm[0], Email: nm[1], GivenName: "G" + nm[0], FamilyName: "F",
+			u := &store.User{
+				ID: store.NewID(), UserName: nm[0], Email: nm[1], GivenName: "G" + nm[0], FamilyName: "F",
 				Active: i%4 != 3, Verified: true, Created: base.Add(time.Duration(i) * time.Second),
 			}
 			byName[nm[0]] = u
-			if err := insertUser(tx, u); err != nil {
+			if err := store.InsertUser(tx, u); err != nil {
 				return err
 			}
 		}
@@ -43,7 +46,7 @@ var filterTestUsers = [][2]string{
 }
 
 // names returns the user names of users, in order.
-func names(users []*userRecord) string {
+func names(users []*store.User) string {
 	var out []string
 	for _, u := range users {
 		out = append(out, u.UserName)
@@ -56,7 +59,7 @@ func names(users []*userRecord) string {
 // (as before the index, and as UAA) and id exactly; filters no index serves
 // are answered by the scan, right.
 func TestUserFilterIndexAgreesWithScan(t *testing.T) {
-	eachStore(t, func(t *testing.T, db kv.Store) {
+	kvtest.EachStore(t, func(t *testing.T, db kv.Store) {
 		ts := newTestServer(t, func(o *Options) { o.Store = db })
 		s := ts.store
 		byName := filterUsersOf(t, s, filterTestUsers)
@@ -97,18 +100,18 @@ func TestUserFilterIndexAgreesWithScan(t *testing.T) {
 				t.Fatalf("%s: %v", tt.filter, err)
 			}
 			var indexed bool
-			if err := s.view(func(tx kv.Tx) (err error) { _, indexed, err = candidates(tx, f); return err }); err != nil {
+			if err := s.ReadUsers(func(r store.UserReader) (err error) { _, indexed, err = candidates(r, f); return err }); err != nil {
 				t.Fatal(err)
 			}
 			if indexed != tt.indexed {
 				t.Errorf("%s: indexed %v, want %v", tt.filter, indexed, tt.indexed)
 			}
-			got, total, err := s.findUsers(ctx, f)
+			got, total, err := findUsers(ctx, s, f)
 			if err != nil {
 				t.Fatalf("%s: %v", tt.filter, err)
 			}
 			var scanned matches
-			if err := s.scanUsers(ctx, f, &scanned); err != nil {
+			if err := scanUsers(ctx, s, f, &scanned); err != nil {
 				t.Fatal(err)
 			}
 			// The demo user marissa is the oldest: filters that reach her list her first.
@@ -119,24 +122,26 @@ func TestUserFilterIndexAgreesWithScan(t *testing.T) {
 		}
 
 		// A deleted user leaves every index.
-		if _, err := s.deleteUser(byName["CAROL"].ID); err != nil {
+		if _, err := s.DeleteUser(byName["CAROL"].ID); err != nil {
 			t.Fatal(err)
 		}
-		_ = s.view(func(tx kv.Tx) error {
-			return tx.Scan(bucketUserEmails, "", func(k string, _ []byte) error {
-				if _, id, _ := strings.Cut(k, "\x00"); id == byName["CAROL"].ID {
-					t.Errorf("the index by e-mail still holds the deleted user: %q", k)
-				}
-				return nil
-			})
+		err := s.ReadUsers(func(r store.UserReader) error {
+			ids, err := r.IDsByEmail(byName["CAROL"].Email, 100)
+			if slices.Contains(ids, byName["CAROL"].ID) {
+				t.Errorf("the index by e-mail still holds the deleted user: %q", ids)
+			}
+			return err
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for filter, want := range map[string]string{
 			`email eq "shared@test.org"`:         "Alice,frank",
 			`userName eq "carol"`:                "",
 			`id eq "` + byName["CAROL"].ID + `"`: "",
 		} {
 			f, _ := parseUserFilter(filter)
-			got, _, err := s.findUsers(ctx, f)
+			got, _, err := findUsers(ctx, s, f)
 			if err != nil || names(got) != want {
 				t.Errorf("after the delete, %s: %q %v, want %q", filter, names(got), err, want)
 			}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // The demo identities of the reference stack (DESIGN.md).
@@ -47,17 +49,17 @@ func (s *Server) seed(opts Options) error {
 		GrantTypes:  []string{"client_credentials"},
 		Authorities: strings.Fields(adminScopeList),
 	}
-	old, exists := s.store.client(admin.ID)
+	old, exists := s.store.Client(admin.ID)
 	if exists && s.hasher.Compare(ctx, old.SecretHash, []byte(admin.Secret)) != nil {
 		c, err := s.newClientRecord(ctx, admin)
 		if err == nil {
-			err = s.store.putClient(c)
+			err = s.store.PutClient(c)
 		}
 		if err != nil {
 			return fmt.Errorf("authserver: the admin client: %w", err)
 		}
 	} else if !exists {
-		if _, err := s.addClient(ctx, admin); err != nil && !isConflict(err) {
+		if _, err := s.addClient(ctx, admin); err != nil && !store.IsConflict(err) {
 			return fmt.Errorf("authserver: the admin client: %w", err)
 		}
 	}
@@ -79,14 +81,14 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 	if _, err := s.ensureGroup("openid", openIDScopeText); err != nil {
 		return err
 	}
-	u, ok := s.store.userByName(DemoUserName)
+	u, ok := s.store.UserByName(DemoUserName)
 	if !ok {
 		u, err = s.addUser(ctx, userSpec{
 			UserName: DemoUserName, Password: DemoUserPassword, Email: DemoUserEmail,
 			GivenName: "Marissa", FamilyName: "Bloggs", Active: true, Verified: true,
 		})
-		if isConflict(err) { // another replica added it meanwhile
-			if u, ok = s.store.userByName(DemoUserName); ok {
+		if store.IsConflict(err) { // another replica added it meanwhile
+			if u, ok = s.store.UserByName(DemoUserName); ok {
 				err = nil
 			}
 		}
@@ -94,7 +96,7 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 			return err
 		}
 	}
-	if err := s.store.addMember(fortunes.ID, u.ID); err != nil && !isConflict(err) {
+	if err := s.store.AddMember(fortunes.ID, u.ID); err != nil && !store.IsConflict(err) {
 		return err
 	}
 	for _, c := range []clientSpec{{
@@ -108,7 +110,7 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 		GrantTypes:  []string{"authorization_code", "refresh_token"},
 		Redirects:   []string{cmp.Or(d.FortuneURL, DefaultFortuneURL)},
 	}} {
-		if _, err := s.addClient(ctx, c); err != nil && !isConflict(err) {
+		if _, err := s.addClient(ctx, c); err != nil && !store.IsConflict(err) {
 			return err
 		}
 	}
@@ -116,13 +118,13 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 }
 
 // ensureGroup returns the group named name, adding it when missing.
-func (s *Server) ensureGroup(name, description string) (*groupRecord, error) {
-	if g, ok := s.store.groupByName(name); ok {
+func (s *Server) ensureGroup(name, description string) (*store.Group, error) {
+	if g, ok := s.store.GroupByName(name); ok {
 		return g, nil
 	}
 	g, err := s.addGroup(name, description)
-	if isConflict(err) { // another replica added it meanwhile
-		if g, ok := s.store.groupByName(name); ok {
+	if store.IsConflict(err) { // another replica added it meanwhile
+		if g, ok := s.store.GroupByName(name); ok {
 			return g, nil
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
@@ -32,8 +33,6 @@ const (
 
 // Fixed values of this server.
 const (
-	zoneID         = "uaa" // UAA's default identity zone
-	originUAA      = "uaa" // users are authenticated by this server itself
 	authCodeTTL    = 5 * time.Minute
 	resourceScope  = "authz.resource" // the authority that may call check_token
 	adminScopeList = "scim.read scim.write clients.read clients.write"
@@ -84,7 +83,7 @@ type Server struct {
 	log      *slog.Logger
 	baseURL  string
 	issuer   string
-	store    *store
+	store    *store.Store
 	hasher   *secretHasher
 	keys     *keyring
 	tokens   *tokenStrategy
@@ -130,8 +129,8 @@ func New(opts Options) (*Server, error) {
 	if db == nil {
 		db = kv.NewMemory()
 	}
-	st := newStore(db, log)
-	if err := st.migrate(); err != nil {
+	st := store.New(db, log)
+	if err := st.Migrate(); err != nil {
 		return nil, fmt.Errorf("authserver: store %s: migrating: %w", db, err)
 	}
 	keys, err := openKeyring(st, opts.SigningKey, opts.KeyRotation,

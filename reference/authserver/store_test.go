@@ -7,11 +7,6 @@ import (
 	"net/url"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
-
-	"github.com/ory/fosite"
 )
 
 // TestConcurrentFlows runs whole flows, checks, refreshes and provisioning
@@ -73,7 +68,7 @@ func TestConcurrentCodeExchange(t *testing.T) {
 
 func TestStoreConcurrentRecords(t *testing.T) {
 	ts := newTestServer(t)
-	fortunes, _ := ts.store.groupByName("fortunes.read")
+	fortunes, _ := ts.store.GroupByName("fortunes.read")
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
@@ -82,79 +77,21 @@ func TestStoreConcurrentRecords(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			if err := ts.store.addMember(fortunes.ID, u.ID); err != nil {
+			if err := ts.store.AddMember(fortunes.ID, u.ID); err != nil {
 				t.Error(err)
 			}
-			if err := ts.store.approve(u.ID, "greeting", []string{"openid"}); err != nil {
+			if err := ts.store.Approve(u.ID, "greeting", []string{"openid"}); err != nil {
 				t.Error(err)
 			}
-			if !ts.store.approved(u.ID, "greeting", []string{"openid"}) || !ts.store.isMember(u.ID, "fortunes.read") {
+			if !ts.store.Approved(u.ID, "greeting", []string{"openid"}) || !ts.store.IsMember(u.ID, "fortunes.read") {
 				t.Error("lost a write")
 			}
 			_ = ts.scopesSupported()
-			_ = ts.store.listUsers()
+			_ = ts.store.ListUsers()
 		})
 	}
 	wg.Wait()
-	if g, _ := ts.store.groupByName("fortunes.read"); len(g.Members) != 17 {
+	if g, _ := ts.store.GroupByName("fortunes.read"); len(g.Members) != 17 {
 		t.Fatalf("%d members, want 17", len(g.Members))
-	}
-}
-
-func TestTokenTableSweepsExpired(t *testing.T) {
-	s := newStore(kv.NewMemory(), nil)
-	if err := s.createClient(&clientRecord{ID: "c"}); err != nil {
-		t.Fatal(err)
-	}
-	client, _ := s.GetClient(context.Background(), "c")
-	table := s.access
-	expired := newClientSession()
-	expired.SetExpiresAt(fosite.AccessToken, time.Now().Add(-time.Minute))
-	for i := range minSweepWrites - 1 {
-		if err := table.put(fmt.Sprintf("old%d", i), &fosite.Request{ID: fmt.Sprintf("r%d", i), Client: client, Session: expired}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	live := newClientSession()
-	live.SetExpiresAt(fosite.AccessToken, time.Now().Add(time.Hour))
-	if err := table.put("live", &fosite.Request{ID: "live", Client: client, Session: live}); err != nil {
-		t.Fatal(err)
-	}
-	if n := table.size(); n != 1 {
-		t.Fatalf("%d entries after the sweep, want 1", n)
-	}
-	n := 0
-	_ = s.view(func(tx kv.Tx) error {
-		return tx.Scan(table.index, "", func(string, []byte) error { n++; return nil })
-	})
-	if n != 1 {
-		t.Fatalf("request index not swept: %d", n)
-	}
-}
-
-// TestStoreReturnsCopies: fosite changes the requests it gets; the stored
-// ones must not change with them.
-func TestStoreReturnsCopies(t *testing.T) {
-	s := newStore(kv.NewMemory(), nil)
-	sess := newClientSession()
-	sess.SetExpiresAt(fosite.AccessToken, time.Now().Add(time.Hour))
-	req := &fosite.Request{ID: "r1", Session: sess, GrantedScope: fosite.Arguments{"a"}, Form: url.Values{"k": {"v"}}}
-	ctx := context.Background()
-	_ = s.CreateAccessTokenSession(ctx, "sig", req)
-	req.GrantScope("b") // the caller's copy changes after the write
-	got, err := s.GetAccessTokenSession(ctx, "sig", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got.GrantScope("c")
-	got.GetRequestForm().Set("k", "changed")
-	got.GetSession().SetExpiresAt(fosite.AccessToken, time.Time{})
-	again, _ := s.GetAccessTokenSession(ctx, "sig", nil)
-	if len(again.GetGrantedScopes()) != 1 || again.GetRequestForm().Get("k") != "v" || again.GetSession().GetExpiresAt(fosite.AccessToken).IsZero() {
-		t.Fatalf("stored request changed: %+v", again)
-	}
-	_ = s.RevokeAccessToken(ctx, "r1")
-	if _, err := s.GetAccessTokenSession(ctx, "sig", nil); err != fosite.ErrInactiveToken {
-		t.Fatalf("revoked: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/handler/oauth2"
 
-	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // maxTokenBytes bounds what is worth parsing as a token; ours are ~1 KiB.
@@ -23,12 +23,11 @@ const maxTokenBytes = 8 << 10
 type tokenStrategy struct {
 	*oauth2.HMACSHAStrategy
 	keys      *keyring
-	store     *store
+	store     *store.Store
 	issuer    string
 	accessTTL time.Duration
 	now       func() time.Time // check_token's clock; tests move it
 	verified  verifiedTokens
-	revSigs   *revSigMemo
 }
 
 var _ oauth2.CoreStrategy = (*tokenStrategy)(nil)
@@ -79,11 +78,11 @@ func (t *tokenStrategy) ValidateAccessToken(_ context.Context, _ fosite.Requeste
 // claimsFor builds the access token claims of r. The expiry is the one
 // fosite set on the session for this grant.
 func (t *tokenStrategy) claimsFor(r fosite.Requester) (*accessClaims, error) {
-	sess, ok := sessionOf(r)
+	sess, ok := store.SessionOf(r)
 	if !ok {
 		return nil, errors.New("authserver: request without a session of this server")
 	}
-	fc, ok := r.GetClient().(*fositeClient)
+	fc, ok := r.GetClient().(*store.FositeClient)
 	if !ok {
 		return nil, errors.New("authserver: request without a client of this server")
 	}
@@ -98,19 +97,19 @@ func (t *tokenStrategy) claimsFor(r fosite.Requester) (*accessClaims, error) {
 		ClientID: fc.ID, CID: fc.ID, AZP: fc.ID,
 		GrantType: grantTypeOf(r),
 		Iat:       now.Unix(), Exp: exp.Unix(),
-		Iss: t.issuer, ZID: zoneID,
+		Iss: t.issuer, ZID: store.ZoneID,
 		Aud:   audiences(fc.ID, scopes),
 		Nonce: sess.Nonce,
 	}
-	var u *userRecord
+	var u *store.User
 	if sess.UserID != "" {
-		if u, ok = t.store.user(sess.UserID); !ok {
+		if u, ok = t.store.User(sess.UserID); !ok {
 			return nil, fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.")
 		}
-		c.Sub, c.UserID, c.UserName, c.Email, c.Origin = u.ID, u.ID, u.UserName, u.Email, originUAA
+		c.Sub, c.UserID, c.UserName, c.Email, c.Origin = u.ID, u.ID, u.UserName, u.Email, store.OriginUAA
 		c.AuthTime = sess.AuthTime.Unix()
 	}
-	c.RevSig = revSig(fc.clientRecord, u)
+	c.RevSig = store.RevSig(fc.Client, u)
 	return c, nil
 }
 
@@ -142,22 +141,22 @@ func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
 			return nil, errTokenUnknown
 		}
 		v = newVerifiedToken(c)
-		v.key = t.store.access.key(jwtSignature(raw))
+		v.key = t.store.AccessKey(jwtSignature(raw))
 		t.verified.add(raw, v)
 	}
 	c := &v.claims
 	if t.now().Unix() >= c.Exp {
 		return v, errTokenExpired
 	}
-	found, active, err := t.store.access.stateOf(v.key)
+	found, active, err := t.store.AccessState(v.key)
 	if err != nil {
-		t.store.readFailed("access token", err)
+		t.store.ReadFailed("access token", err)
 		return nil, errTokenUnknown
 	}
 	if !found {
 		return nil, errTokenUnknown
 	}
-	if !active || c.RevSig != t.currentRevSig(c) {
+	if !active || c.RevSig != t.store.CurrentRevSig(c.ClientID, c.UserID) {
 		return v, errTokenRevoked
 	}
 	return v, nil
@@ -183,7 +182,7 @@ type verifiedTokens struct {
 // them was half of check_token's time once the store reads were memoized.
 type verifiedToken struct {
 	claims accessClaims
-	key    string // its key in the store: a digest, made once (tokenTable.key)
+	key    string // its key in the store: a digest, made once (store.AccessKey)
 	status int    // of check_token's answer: 200, or 500 if it could not be encoded
 	answer []byte // its body
 }
@@ -208,20 +207,4 @@ func (v *verifiedTokens) add(raw string, e *verifiedToken) {
 		v.m = make(map[string]*verifiedToken) // dropping all is cheap and keeps the bound
 	}
 	v.m[raw] = e
-}
-
-// currentRevSig recomputes the rev_sig of the token's client and user as
-// they are now; "" (never equal to a real one) when either is gone or
-// cannot be read.
-func (t *tokenStrategy) currentRevSig(c *accessClaims) string {
-	var sig string
-	err := t.store.view(func(tx kv.Tx) error {
-		sig = t.revSigs.current(tx, t.store, c.ClientID, c.UserID)
-		return nil
-	})
-	if err != nil {
-		t.store.readFailed("rev_sig", err)
-		return ""
-	}
-	return sig
 }

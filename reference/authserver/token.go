@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ory/fosite"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
 // supportedGrants are the grant types of the token endpoint.
@@ -36,7 +38,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	switch grant {
 	case "client_credentials":
-		ctx = withAuthoritiesAsScopes(ctx)
+		ctx = store.WithAuthoritiesAsScopes(ctx)
 	case "authorization_code":
 		defer s.locks.lock("code:" + r.PostFormValue("code"))()
 	case "refresh_token":
@@ -46,7 +48,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) issueTokens(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	ar, err := s.oauth.NewAccessRequest(ctx, r, newClientSession())
+	ar, err := s.oauth.NewAccessRequest(ctx, r, store.NewClientSession())
 	if err != nil {
 		s.tokenError(ctx, w, ar, err)
 		return
@@ -70,7 +72,7 @@ func (s *Server) issueTokens(ctx context.Context, w http.ResponseWriter, r *http
 // (fosite checked the requested ones against the authorities). The client
 // is the token's subject.
 func grantClientScopes(ar fosite.AccessRequester) {
-	if sess, ok := sessionOf(ar); ok {
+	if sess, ok := store.SessionOf(ar); ok {
 		sess.Subject = ar.GetClient().GetID()
 	}
 	scopes := ar.GetRequestedScopes()
@@ -113,13 +115,13 @@ func jtiOf(token string) string {
 // codeUsedAsInvalidGrant answers invalid_grant (400) for a code a concurrent
 // exchange used first, at this replica or another: fosite's response step
 // reads the code again (ErrInvalidatedAuthorizeCode when it was used since
-// the request step) and then marks it used (errCodeUsed when it lost the
+// the request step) and then marks it used (store.ErrCodeUsed when it lost the
 // race), and wraps either as server_error. The tokens the winning exchange
 // is issuing are not revoked here (they may not be stored yet); a later
 // replay of the code revokes them, as fosite does for every replay.
 func codeUsedAsInvalidGrant(err error) error {
 	var rfc *fosite.RFC6749Error
-	if errors.As(err, &rfc) && (errors.Is(rfc.Cause(), errCodeUsed) || errors.Is(rfc.Cause(), fosite.ErrInvalidatedAuthorizeCode)) {
+	if errors.As(err, &rfc) && (errors.Is(rfc.Cause(), store.ErrCodeUsed) || errors.Is(rfc.Cause(), fosite.ErrInvalidatedAuthorizeCode)) {
 		return fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
 	}
 	return err

@@ -29,7 +29,7 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	u, ok := s.store.user(claims.UserID)
+	u, ok := s.store.User(claims.UserID)
 	if !ok {
 		httpio.BearerChallenge(w, http.StatusUnauthorized, "invalid_token", "The token does not belong to a user", "")
 		return

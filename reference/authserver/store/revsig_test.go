@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"bytes"
@@ -11,22 +11,22 @@ import (
 
 // revSigFixture is a store with one client and one user, and a replica
 // store on the same database that changes them.
-func revSigFixture(t *testing.T) (s, replica *store, logs *bytes.Buffer) {
+func revSigFixture(t *testing.T) (s, replica *Store, logs *bytes.Buffer) {
 	t.Helper()
 	db := kv.NewMemory()
 	logs = new(bytes.Buffer)
-	s, replica = newStore(db, slog.New(slog.NewTextHandler(logs, nil))), newStore(db, nil)
-	if err := s.createClient(&clientRecord{ID: "app", SecretHash: []byte("h1")}); err != nil {
+	s, replica = New(db, slog.New(slog.NewTextHandler(logs, nil))), New(db, nil)
+	if err := s.CreateClient(&Client{ID: "app", SecretHash: []byte("h1")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.createUser(&userRecord{ID: "u1", UserName: "ann", Email: "ann@test.org", PasswordHash: []byte("p1")}); err != nil {
+	if err := s.CreateUser(&User{ID: "u1", UserName: "ann", Email: "ann@test.org", PasswordHash: []byte("p1")}); err != nil {
 		t.Fatal(err)
 	}
 	return s, replica, logs
 }
 
-func currentRevSig(s *store, m *revSigMemo, clientID, userID string) (sig string) {
-	_ = s.view(func(tx kv.Tx) error {
+func currentRevSig(s *Store, m *revSigMemo, clientID, userID string) (sig string) {
+	_ = s.View(func(tx kv.Tx) error {
 		sig = m.current(tx, s, clientID, userID)
 		return nil
 	})
@@ -39,12 +39,12 @@ func TestRevSigMemoFollowsTheStore(t *testing.T) {
 	s, replica, _ := revSigFixture(t)
 	m := newRevSigMemo()
 	want := func(clientID, userID string) string {
-		c, _ := s.client(clientID)
+		c, _ := s.Client(clientID)
 		if userID == "" {
-			return revSig(c, nil)
+			return RevSig(c, nil)
 		}
-		u, _ := s.user(userID)
-		return revSig(c, u)
+		u, _ := s.User(userID)
+		return RevSig(c, u)
 	}
 	for range 2 { // computed, then remembered
 		if got := currentRevSig(s, m, "app", "u1"); got == "" || got != want("app", "u1") {
@@ -55,16 +55,16 @@ func TestRevSigMemoFollowsTheStore(t *testing.T) {
 		}
 	}
 	old := currentRevSig(s, m, "app", "u1")
-	u, _ := s.user("u1")
+	u, _ := s.User("u1")
 	u.PasswordHash = []byte("p2")
-	if err := replica.update(func(tx kv.Tx) error { return putJSON(tx, bucketUsers, "u1", u) }); err != nil {
+	if err := replica.Update(func(tx kv.Tx) error { return PutJSON(tx, bucketUsers, "u1", u) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := currentRevSig(s, m, "app", "u1"); got == old || got != want("app", "u1") {
 		t.Fatalf("a new password kept the rev_sig: %q (was %q)", got, old)
 	}
 	oldClient := currentRevSig(s, m, "app", "")
-	if err := replica.putClient(&clientRecord{ID: "app", SecretHash: []byte("h2")}); err != nil {
+	if err := replica.PutClient(&Client{ID: "app", SecretHash: []byte("h2")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := currentRevSig(s, m, "app", ""); got == oldClient || got != want("app", "") {
@@ -80,7 +80,7 @@ func TestRevSigMemoOfMissingOrBrokenRecords(t *testing.T) {
 	if currentRevSig(s, m, "app", "u1") == "" || currentRevSig(s, m, "nobody", "") != "" || currentRevSig(s, m, "app", "nobody") != "" {
 		t.Fatal("a missing client or user has a rev_sig")
 	}
-	if err := replica.update(func(tx kv.Tx) error { return tx.Put(bucketUsers, "u1", []byte("{not json")) }); err != nil {
+	if err := replica.Update(func(tx kv.Tx) error { return tx.Put(bucketUsers, "u1", []byte("{not json")) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := currentRevSig(s, m, "app", "u1"); got != "" {
@@ -89,7 +89,7 @@ func TestRevSigMemoOfMissingOrBrokenRecords(t *testing.T) {
 	if !strings.Contains(logs.String(), "store read failed") || !strings.Contains(logs.String(), "op=user") {
 		t.Errorf("the undecodable user is not logged: %s", logs)
 	}
-	if err := replica.update(func(tx kv.Tx) error { return tx.Delete(bucketClients, "app") }); err != nil {
+	if err := replica.Update(func(tx kv.Tx) error { return tx.Delete(bucketClients, "app") }); err != nil {
 		t.Fatal(err)
 	}
 	if got := currentRevSig(s, m, "app", ""); got != "" {
@@ -102,7 +102,7 @@ func TestRevSigMemoOfMissingOrBrokenRecords(t *testing.T) {
 func TestRevSigMemoHitAllocatesNothing(t *testing.T) {
 	s, _, _ := revSigFixture(t)
 	m := newRevSigMemo()
-	_ = s.view(func(tx kv.Tx) error {
+	_ = s.View(func(tx kv.Tx) error {
 		m.current(tx, s, "app", "u1")
 		if n := testing.AllocsPerRun(100, func() { m.current(tx, s, "app", "u1") }); n != 0 {
 			t.Errorf("%v allocations per remembered rev_sig, want 0", n)

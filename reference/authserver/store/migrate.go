@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ const (
 	migrateBatch = 500
 )
 
-// migrate brings a store written by an earlier version up to date, once, at
+// Migrate brings a store written by an earlier version up to date, once, at
 // start: it moves access tokens to bucketAccessTokens in their lean form,
 // builds the expiry index of every other token table and the index of
 // users by e-mail. Each step goes a batch per transaction and is marked done
@@ -29,17 +29,17 @@ const (
 // next start and redoes nothing twice that would differ. A fresh store only
 // gets the marks. Replicas of an earlier version must not write to the same
 // PostgreSQL meanwhile: their access tokens would go to the old bucket.
-func (s *store) migrate() error {
+func (s *Store) Migrate() error {
 	done := func(step string) (bool, error) {
 		var ok bool
-		err := s.view(func(tx kv.Tx) (err error) {
+		err := s.View(func(tx kv.Tx) (err error) {
 			_, ok, err = tx.Get(bucketSchema, step)
 			return err
 		})
 		return ok, err
 	}
 	mark := func(step string) error {
-		return s.update(func(tx kv.Tx) error { return tx.Put(bucketSchema, step, []byte("1")) })
+		return s.Update(func(tx kv.Tx) error { return tx.Put(bucketSchema, step, []byte("1")) })
 	}
 	if ok, err := done(schemaTokens); err != nil || !ok {
 		if err != nil {
@@ -87,12 +87,12 @@ func (s *store) migrate() error {
 // time, each batch in its own transaction, and returns the sum of what fn
 // counted. fn may write, and delete what it read: each batch starts past
 // the last key of the one before.
-func (s *store) batches(bucket string, fn func(tx kv.Tx, keys []string, values [][]byte) (int, error)) (int, error) {
+func (s *Store) batches(bucket string, fn func(tx kv.Tx, keys []string, values [][]byte) (int, error)) (int, error) {
 	from, total := "", 0
 	for {
 		var last string
 		n, counted := 0, 0
-		err := s.update(func(tx kv.Tx) error {
+		err := s.Update(func(tx kv.Tx) error {
 			var keys []string
 			var values [][]byte
 			if err := tx.Range(bucket, from, "", migrateBatch, func(k string, v []byte) error {
@@ -124,7 +124,7 @@ func (s *store) batches(bucket string, fn func(tx kv.Tx, keys []string, values [
 // (a whole fosite request each, by signature) as lean entries by digest,
 // with their expiry index, and deletes them and their index there; expired
 // ones are only deleted.
-func (s *store) moveLegacyAccessTokens() (int, error) {
+func (s *Store) moveLegacyAccessTokens() (int, error) {
 	t, now := s.access, time.Now()
 	moved, err := s.batches(bucketLegacyAccess, func(tx kv.Tx, sigs []string, values [][]byte) (int, error) {
 		n := 0
@@ -164,7 +164,7 @@ func (s *store) moveLegacyAccessTokens() (int, error) {
 }
 
 // indexExpiries adds the expiry index entry of every entry of t.
-func (s *store) indexExpiries(t *tokenTable) (int, error) {
+func (s *Store) indexExpiries(t *tokenTable) (int, error) {
 	return s.batches(t.bucket, func(tx kv.Tx, keys []string, values [][]byte) (int, error) {
 		n := 0
 		for i, key := range keys {
@@ -185,7 +185,7 @@ func (s *store) indexExpiries(t *tokenTable) (int, error) {
 }
 
 // indexUserEmails adds every user to bucketUserEmails.
-func (s *store) indexUserEmails() (int, error) {
+func (s *Store) indexUserEmails() (int, error) {
 	return s.batches(bucketUsers, func(tx kv.Tx, ids []string, values [][]byte) (int, error) {
 		n := 0
 		for i, id := range ids {

@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"cmp"
@@ -31,7 +31,7 @@ import (
 // with only what introspection, revocation and check_token read
 // (accessRequest); the token itself carries its claims.
 type tokenTable struct {
-	s        *store
+	s        *Store
 	bucket   string
 	index    string
 	expiry   string
@@ -61,7 +61,7 @@ type tokenEntry struct {
 }
 
 // storedRequest is a fosite request as stored: the client by id (and the
-// scopes view fosite saw, see fositeClient), the session of this server.
+// scopes view fosite saw, see FositeClient), the session of this server.
 type storedRequest struct {
 	ID                string     `json:"id"`
 	RequestedAt       time.Time  `json:"requestedAt"`
@@ -70,7 +70,7 @@ type storedRequest struct {
 	RequestedScope    []string   `json:"requestedScope"`
 	GrantedScope      []string   `json:"grantedScope"`
 	Form              url.Values `json:"form,omitempty"`
-	Session           *session   `json:"session"`
+	Session           *Session   `json:"session"`
 	RequestedAudience []string   `json:"requestedAudience,omitempty"`
 	GrantedAudience   []string   `json:"grantedAudience,omitempty"`
 }
@@ -78,7 +78,7 @@ type storedRequest struct {
 // accessRequest is what an access token's entry keeps of its request:
 // fosite's introspection answers with the client, scopes, audience, time of
 // the request, subject, user name and expiry, and its revocation needs the
-// client and the request id; the form (a few dozen bytes) comes back as it
+// Client and the request id; the form (a few dozen bytes) comes back as it
 // went in, as for every table. Nothing reads the rest of the session (the
 // ID token claims, the user's names, the nonce): a new access token is made
 // from the refresh token's entry, which keeps the whole request.
@@ -107,14 +107,14 @@ const (
 	// minSweepWrites is how many writes of one process pass between sweeps
 	// of expired entries.
 	minSweepWrites = 64
-	// sweepBatch bounds the entries one sweep deletes, in one transaction,
+	// SweepBatch bounds the entries one sweep deletes, in one transaction,
 	// whatever the backlog: it holds writers back (bbolt has one writer at
 	// a time) for 2 ms with 1,000 live tokens and 11 ms with 100,000, where
 	// each deleted key dirties a page of its own (BenchmarkScaleSweepBatch).
-	sweepBatch = 256
+	SweepBatch = 256
 )
 
-func newTokenTable(s *store, bucket string, kind fosite.TokenType, lean bool) *tokenTable {
+func newTokenTable(s *Store, bucket string, kind fosite.TokenType, lean bool) *tokenTable {
 	return &tokenTable{
 		s: s, bucket: bucket, index: bucket + "-req", expiry: bucket + "-exp", kind: kind, lean: lean,
 		states: newDecodeMemo[entryState](),
@@ -124,7 +124,7 @@ func newTokenTable(s *store, bucket string, kind fosite.TokenType, lean bool) *t
 var errForeignRequest = errors.New("authserver: a request without a session or client of this server")
 
 func toStored(r fosite.Requester) (storedRequest, error) {
-	sess, ok := sessionOf(r)
+	sess, ok := SessionOf(r)
 	if !ok {
 		return storedRequest{}, errForeignRequest
 	}
@@ -135,7 +135,7 @@ func toStored(r fosite.Requester) (storedRequest, error) {
 		RequestedAudience: r.GetRequestedAudience(), GrantedAudience: r.GetGrantedAudience(),
 	}
 	switch c := r.GetClient().(type) {
-	case *fositeClient:
+	case *FositeClient:
 		sr.ClientID, sr.ClientScopes = c.ID, c.scopes
 	case nil:
 	default:
@@ -175,7 +175,7 @@ func (t *tokenTable) toRequest(e *tokenEntry) (*fosite.Request, bool) {
 	sr := e.Req
 	if e.Access != nil {
 		a := e.Access
-		sess := newClientSession()
+		sess := NewClientSession()
 		sess.Subject, sess.Username = a.Subject, a.Username
 		sess.SetExpiresAt(t.kind, e.Expires)
 		sr = &storedRequest{
@@ -198,11 +198,11 @@ func (t *tokenTable) toRequest(e *tokenEntry) (*fosite.Request, bool) {
 		req.Session = sr.Session
 	}
 	if sr.ClientID != "" {
-		c, ok := t.s.client(sr.ClientID)
+		c, ok := t.s.Client(sr.ClientID)
 		if !ok {
 			return nil, false
 		}
-		req.Client = &fositeClient{c, sr.ClientScopes}
+		req.Client = &FositeClient{c, sr.ClientScopes}
 	}
 	return req, true
 }
@@ -233,7 +233,7 @@ func (t *tokenTable) put(sig string, r fosite.Requester) error {
 		return err
 	}
 	key := t.key(sig)
-	err = t.s.update(func(tx kv.Tx) error {
+	err = t.s.Update(func(tx kv.Tx) error {
 		if err := t.remove(tx, key); err != nil {
 			return err
 		}
@@ -247,7 +247,7 @@ func (t *tokenTable) put(sig string, r fosite.Requester) error {
 
 // write stores e under key with its two index entries; key must be free.
 func (t *tokenTable) write(tx kv.Tx, key string, e tokenEntry) error {
-	if err := putJSON(tx, t.bucket, key, e); err != nil {
+	if err := PutJSON(tx, t.bucket, key, e); err != nil {
 		return err
 	}
 	id := e.requestID()
@@ -286,8 +286,8 @@ func (t *tokenTable) sweepAfterWrite() {
 // get returns the stored request.
 func (t *tokenTable) get(sig string) (req *fosite.Request, active, ok bool, err error) {
 	var e tokenEntry
-	err = t.s.view(func(tx kv.Tx) (err error) {
-		ok, err = getJSON(tx, t.bucket, t.key(sig), &e)
+	err = t.s.View(func(tx kv.Tx) (err error) {
+		ok, err = GetJSON(tx, t.bucket, t.key(sig), &e)
 		return err
 	})
 	if err != nil || !ok {
@@ -305,7 +305,7 @@ func (t *tokenTable) state(sig string) (found, active bool, err error) {
 // stateOf is state by the store's key (see key), which check_token keeps
 // with a verified token rather than hash its signature on every call.
 func (t *tokenTable) stateOf(key string) (found, active bool, err error) {
-	err = t.s.view(func(tx kv.Tx) error {
+	err = t.s.View(func(tx kv.Tx) error {
 		e, ok, err := t.states.get(tx, t.bucket, key)
 		found, active = ok, ok && e.Active
 		return err
@@ -316,21 +316,21 @@ func (t *tokenTable) stateOf(key string) (found, active bool, err error) {
 // deactivate marks sig used; it reports whether sig was known and active.
 func (t *tokenTable) deactivate(sig string) (found, wasActive bool, err error) {
 	key := t.key(sig)
-	err = t.s.update(func(tx kv.Tx) error {
+	err = t.s.Update(func(tx kv.Tx) error {
 		var e tokenEntry
 		var err error
-		if found, err = getJSON(tx, t.bucket, key, &e); err != nil || !found {
+		if found, err = GetJSON(tx, t.bucket, key, &e); err != nil || !found {
 			return err
 		}
 		wasActive, e.Active = e.Active, false
-		return putJSON(tx, t.bucket, key, e)
+		return PutJSON(tx, t.bucket, key, e)
 	})
 	return found, wasActive, err
 }
 
 // deactivateRequest marks every entry of one grant inactive.
 func (t *tokenTable) deactivateRequest(requestID string) error {
-	return t.s.update(func(tx kv.Tx) error {
+	return t.s.Update(func(tx kv.Tx) error {
 		var keys []string
 		prefix := sigKey(requestID, "")
 		if err := tx.Scan(t.index, prefix, func(k string, _ []byte) error {
@@ -341,13 +341,13 @@ func (t *tokenTable) deactivateRequest(requestID string) error {
 		}
 		for _, key := range keys {
 			var e tokenEntry
-			ok, err := getJSON(tx, t.bucket, key, &e)
+			ok, err := GetJSON(tx, t.bucket, key, &e)
 			if err != nil {
 				return err
 			}
 			if ok && e.Active {
 				e.Active = false
-				if err := putJSON(tx, t.bucket, key, e); err != nil {
+				if err := PutJSON(tx, t.bucket, key, e); err != nil {
 					return err
 				}
 			}
@@ -357,7 +357,7 @@ func (t *tokenTable) deactivateRequest(requestID string) error {
 }
 
 func (t *tokenTable) delete(sig string) error {
-	return t.s.update(func(tx kv.Tx) error { return t.remove(tx, t.key(sig)) })
+	return t.s.Update(func(tx kv.Tx) error { return t.remove(tx, t.key(sig)) })
 }
 
 // remove deletes key and its index entries.
@@ -367,7 +367,7 @@ func (t *tokenTable) remove(tx kv.Tx, key string) error {
 		Access  struct{ ID string } `json:"access"`
 		Expires time.Time           `json:"expires"`
 	}
-	ok, err := getJSON(tx, t.bucket, key, &e)
+	ok, err := GetJSON(tx, t.bucket, key, &e)
 	if err != nil || !ok {
 		return err
 	}
@@ -382,23 +382,23 @@ func (t *tokenTable) remove(tx kv.Tx, key string) error {
 	return tx.Delete(t.bucket, key)
 }
 
-// sweep deletes, in one transaction, up to sweepBatch entries that expired
+// sweep deletes, in one transaction, up to SweepBatch entries that expired
 // before now, oldest first, found through the expiry index: their keys and
 // request ids are in it, so no entry is read. more reports that expired
 // entries remain. An expired code or token is refused by its expiry before
 // the store is asked, so forgetting it changes no answer.
 func (t *tokenTable) sweep(now time.Time) (n int, more bool, err error) {
-	err = t.s.update(func(tx kv.Tx) error {
+	err = t.s.Update(func(tx kv.Tx) error {
 		type expired struct{ expKey, reqID string }
 		var batch []expired
-		if err := tx.Range(t.expiry, "", expiryKey(now, ""), sweepBatch+1, func(k string, v []byte) error {
+		if err := tx.Range(t.expiry, "", expiryKey(now, ""), SweepBatch+1, func(k string, v []byte) error {
 			batch = append(batch, expired{k, string(v[1:])})
 			return nil
 		}); err != nil {
 			return err
 		}
-		more = len(batch) > sweepBatch
-		batch = batch[:min(len(batch), sweepBatch)]
+		more = len(batch) > SweepBatch
+		batch = batch[:min(len(batch), SweepBatch)]
 		var keys, reqKeys, expKeys []string
 		for _, x := range batch {
 			key := x.expKey[8:]
@@ -423,8 +423,37 @@ func (t *tokenTable) sweep(now time.Time) (n int, more bool, err error) {
 
 func (t *tokenTable) size() int {
 	n := 0
-	_ = t.s.view(func(tx kv.Tx) error {
+	_ = t.s.View(func(tx kv.Tx) error {
 		return tx.Scan(t.bucket, "", func(string, []byte) error { n++; return nil })
 	})
 	return n
+}
+
+// AccessKey is the store's key of an access token's signature (a digest),
+// which check_token keeps with a token it verified rather than hash the
+// signature on every call.
+func (s *Store) AccessKey(sig string) string { return s.access.key(sig) }
+
+// AccessState reports whether the access token of a key (AccessKey) is
+// stored and still active.
+func (s *Store) AccessState(key string) (found, active bool, err error) {
+	return s.access.stateOf(key)
+}
+
+// InsertAccessToken stores r as the access token of signature sig in tx,
+// as CreateAccessTokenSession does but without sweeping: a bulk load's
+// transaction (the Scale benchmarks) writes many.
+func (s *Store) InsertAccessToken(tx kv.Tx, sig string, r fosite.Requester) error {
+	e, err := s.access.entryOf(r)
+	if err != nil {
+		return err
+	}
+	return s.access.write(tx, s.access.key(sig), e)
+}
+
+// SweepAccessTokens deletes, in one transaction, up to SweepBatch
+// access tokens that expired before now, as a write does every
+// minSweepWrites writes; more reports that expired ones remain.
+func (s *Store) SweepAccessTokens(now time.Time) (deleted int, more bool, err error) {
+	return s.access.sweep(now)
 }

@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 // The fosite storage interfaces the composed handlers need; compose asserts
 // them at run time, these at compile time.
 var (
-	_ fosite.Storage                     = (*store)(nil)
-	_ oauth2.CoreStorage                 = (*store)(nil)
-	_ oauth2.TokenRevocationStorage      = (*store)(nil)
-	_ openid.OpenIDConnectRequestStorage = (*store)(nil)
-	_ pkce.PKCERequestStorage            = (*store)(nil)
+	_ fosite.Storage                     = (*Store)(nil)
+	_ oauth2.CoreStorage                 = (*Store)(nil)
+	_ oauth2.TokenRevocationStorage      = (*Store)(nil)
+	_ openid.OpenIDConnectRequestStorage = (*Store)(nil)
+	_ pkce.PKCERequestStorage            = (*Store)(nil)
 )
 
 // lookup adapts a table read to fosite's conventions: unknown is
@@ -37,11 +37,11 @@ func lookup(t *tokenTable, sig string, inactive error) (fosite.Requester, error)
 	return req, nil
 }
 
-func (s *store) CreateAuthorizeCodeSession(_ context.Context, sig string, r fosite.Requester) error {
+func (s *Store) CreateAuthorizeCodeSession(_ context.Context, sig string, r fosite.Requester) error {
 	return s.codes.put(sig, r)
 }
 
-func (s *store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+func (s *Store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
 	return lookup(s.codes, sig, fosite.ErrInvalidatedAuthorizeCode)
 }
 
@@ -53,8 +53,8 @@ func (s *store) GetAuthorizeCodeSession(_ context.Context, sig string, _ fosite.
 // in-process lock does not reach) may have used it since. The read and the
 // write are one store transaction (bbolt: one writer at a time; PostgreSQL:
 // serializable, retried on conflict), so of two racing exchanges exactly one
-// sees the code active; the other fails with errCodeUsed.
-func (s *store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) error {
+// sees the code active; the other fails with ErrCodeUsed.
+func (s *Store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) error {
 	found, wasActive, err := s.codes.deactivate(sig)
 	switch {
 	case err != nil:
@@ -62,72 +62,72 @@ func (s *store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) er
 	case !found:
 		return fosite.ErrNotFound
 	case !wasActive:
-		return errCodeUsed
+		return ErrCodeUsed
 	}
 	return nil
 }
 
-// errCodeUsed is a code another exchange used between fosite's check and
+// ErrCodeUsed is a code another exchange used between fosite's check and
 // this exchange's InvalidateAuthorizeCodeSession; the token endpoint
 // answers invalid_grant (see codeUsedAsInvalidGrant).
-var errCodeUsed = errors.New("authserver: the authorization code was used by a concurrent exchange")
+var ErrCodeUsed = errors.New("authserver: the authorization code was used by a concurrent exchange")
 
-func (s *store) CreatePKCERequestSession(_ context.Context, sig string, r fosite.Requester) error {
+func (s *Store) CreatePKCERequestSession(_ context.Context, sig string, r fosite.Requester) error {
 	return s.pkce.put(sig, r)
 }
 
-func (s *store) GetPKCERequestSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+func (s *Store) GetPKCERequestSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
 	return lookup(s.pkce, sig, fosite.ErrNotFound)
 }
 
-func (s *store) DeletePKCERequestSession(_ context.Context, sig string) error {
+func (s *Store) DeletePKCERequestSession(_ context.Context, sig string) error {
 	return s.pkce.delete(sig)
 }
 
-func (s *store) CreateOpenIDConnectSession(_ context.Context, code string, r fosite.Requester) error {
+func (s *Store) CreateOpenIDConnectSession(_ context.Context, code string, r fosite.Requester) error {
 	return s.oidc.put(code, r)
 }
 
-func (s *store) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
+func (s *Store) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
 	return lookup(s.oidc, code, openid.ErrNoSessionFound)
 }
 
-func (s *store) DeleteOpenIDConnectSession(_ context.Context, code string) error {
+func (s *Store) DeleteOpenIDConnectSession(_ context.Context, code string) error {
 	return s.oidc.delete(code)
 }
 
-func (s *store) CreateAccessTokenSession(_ context.Context, sig string, r fosite.Requester) error {
+func (s *Store) CreateAccessTokenSession(_ context.Context, sig string, r fosite.Requester) error {
 	return s.access.put(sig, r)
 }
 
 // GetAccessTokenSession answers ErrInactiveToken for a revoked token, which
 // fosite's introspection reports as inactive and its revocation as done.
-func (s *store) GetAccessTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+func (s *Store) GetAccessTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
 	return lookup(s.access, sig, fosite.ErrInactiveToken)
 }
 
-func (s *store) DeleteAccessTokenSession(_ context.Context, sig string) error {
+func (s *Store) DeleteAccessTokenSession(_ context.Context, sig string) error {
 	return s.access.delete(sig)
 }
 
-func (s *store) CreateRefreshTokenSession(_ context.Context, sig, _ string, r fosite.Requester) error {
+func (s *Store) CreateRefreshTokenSession(_ context.Context, sig, _ string, r fosite.Requester) error {
 	return s.refresh.put(sig, r)
 }
 
 // GetRefreshTokenSession answers ErrInactiveToken for a used or revoked
 // refresh token: fosite then revokes the whole grant (reuse detection).
-func (s *store) GetRefreshTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+func (s *Store) GetRefreshTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
 	return lookup(s.refresh, sig, fosite.ErrInactiveToken)
 }
 
-func (s *store) DeleteRefreshTokenSession(_ context.Context, sig string) error {
+func (s *Store) DeleteRefreshTokenSession(_ context.Context, sig string) error {
 	return s.refresh.delete(sig)
 }
 
 // RotateRefreshToken retires the refresh token being used and the access
 // tokens issued so far for its grant; fosite then issues new ones under the
 // same request id.
-func (s *store) RotateRefreshToken(_ context.Context, requestID, sig string) error {
+func (s *Store) RotateRefreshToken(_ context.Context, requestID, sig string) error {
 	found, wasActive, err := s.refresh.deactivate(sig)
 	if err != nil {
 		return err
@@ -141,10 +141,10 @@ func (s *store) RotateRefreshToken(_ context.Context, requestID, sig string) err
 	return s.access.deactivateRequest(requestID)
 }
 
-func (s *store) RevokeRefreshToken(_ context.Context, requestID string) error {
+func (s *Store) RevokeRefreshToken(_ context.Context, requestID string) error {
 	return s.refresh.deactivateRequest(requestID)
 }
 
-func (s *store) RevokeAccessToken(_ context.Context, requestID string) error {
+func (s *Store) RevokeAccessToken(_ context.Context, requestID string) error {
 	return s.access.deactivateRequest(requestID)
 }

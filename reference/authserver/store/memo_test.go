@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"context"
@@ -12,26 +12,26 @@ import (
 // that changes its copy changes no one else's.
 func TestClientMemoSeesEveryWrite(t *testing.T) {
 	db := kv.NewMemory()
-	s, replica := newStore(db, nil), newStore(db, nil)
-	c := &clientRecord{ID: "app", SecretHash: []byte("h1"), Authorities: []string{"uaa.resource"}}
-	if err := s.createClient(c); err != nil {
+	s, replica := New(db, nil), New(db, nil)
+	c := &Client{ID: "app", SecretHash: []byte("h1"), Authorities: []string{"uaa.resource"}}
+	if err := s.CreateClient(c); err != nil {
 		t.Fatal(err)
 	}
-	first, ok := s.client("app")
+	first, ok := s.Client("app")
 	if !ok || string(first.SecretHash) != "h1" {
 		t.Fatalf("%+v %v", first, ok)
 	}
 	first.Authorities[0] = "changed by a caller"
 	first.SecretHash[0] = 'x'
-	again, _ := s.client("app")
+	again, _ := s.Client("app")
 	if again.Authorities[0] != "uaa.resource" || string(again.SecretHash) != "h1" {
 		t.Fatalf("a caller's change reached the next reader: %+v", again)
 	}
 	c.SecretHash, c.Authorities = []byte("h2"), nil
-	if err := replica.putClient(c); err != nil {
+	if err := replica.PutClient(c); err != nil {
 		t.Fatal(err)
 	}
-	if now, _ := s.client("app"); string(now.SecretHash) != "h2" || len(now.Authorities) != 0 {
+	if now, _ := s.Client("app"); string(now.SecretHash) != "h2" || len(now.Authorities) != 0 {
 		t.Fatalf("the replica's write is not read: %+v", now)
 	}
 }
@@ -39,9 +39,9 @@ func TestClientMemoSeesEveryWrite(t *testing.T) {
 // A token revoked by a replica is inactive at the next check.
 func TestTokenStateMemoSeesRevocation(t *testing.T) {
 	db := kv.NewMemory()
-	s, replica := newStore(db, nil), newStore(db, nil)
-	if err := s.update(func(tx kv.Tx) error {
-		return putJSON(tx, s.access.bucket, s.access.key("sig"), tokenEntry{Active: true})
+	s, replica := New(db, nil), New(db, nil)
+	if err := s.Update(func(tx kv.Tx) error {
+		return PutJSON(tx, s.access.bucket, s.access.key("sig"), tokenEntry{Active: true})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -60,17 +60,17 @@ func TestTokenStateMemoSeesRevocation(t *testing.T) {
 // one, and an earlier reader keeps what it read.
 func TestSharedClientIsNeverChangedInPlace(t *testing.T) {
 	db := kv.NewMemory()
-	s, replica := newStore(db, nil), newStore(db, nil)
-	c := &clientRecord{ID: "app", SecretHash: []byte("h1"), Authorities: []string{"a1", "b1"}}
-	if err := s.createClient(c); err != nil {
+	s, replica := New(db, nil), New(db, nil)
+	c := &Client{ID: "app", SecretHash: []byte("h1"), Authorities: []string{"a1", "b1"}}
+	if err := s.CreateClient(c); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.sharedClient("app")
+	before, _ := s.SharedClient("app")
 	c.SecretHash, c.Authorities = []byte("h2"), []string{"a2", "b2"}
-	if err := replica.putClient(c); err != nil {
+	if err := replica.PutClient(c); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := s.sharedClient("app")
+	after, _ := s.SharedClient("app")
 	if string(after.SecretHash) != "h2" || after.Authorities[0] != "a2" {
 		t.Fatalf("the replica's write is not read: %+v", after)
 	}
@@ -99,13 +99,13 @@ func (d *deadlineStore) View(ctx context.Context, fn func(kv.Tx) error) error {
 // this process, which ignores the context, cost no timer.
 func TestStoreTransactionDeadlines(t *testing.T) {
 	remote := &deadlineStore{Memory: kv.NewMemory()}
-	newStore(remote, nil).sharedClient("app")
+	New(remote, nil).SharedClient("app")
 	if remote.withDeadline != 1 || remote.without != 0 {
 		t.Errorf("a database's read: %d with a deadline, %d without; want 1, 0", remote.withDeadline, remote.without)
 	}
-	local := newStore(kv.NewMemory(), nil)
+	local := New(kv.NewMemory(), nil)
 	read := func(kv.Tx) error { return nil }
-	if n := testing.AllocsPerRun(100, func() { _ = local.view(read) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = local.View(read) }); n != 0 {
 		t.Errorf("%v allocations per view of a memory store, want 0", n)
 	}
 }

@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func newDecodeMemo[T any]() *decodeMemo[T] {
 	return &decodeMemo[T]{cache: lru.New[memoKey, memoized[T]](maxMemoized)}
 }
 
-// get decodes key of bucket, as getJSON does, into a value shared by every
+// get decodes key of bucket, as GetJSON does, into a value shared by every
 // caller: read it, never change it.
 func (d *decodeMemo[T]) get(tx kv.Tx, bucket, key string) (*T, bool, error) {
 	raw, ok, err := tx.Borrow(bucket, key)

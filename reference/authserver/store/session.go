@@ -1,4 +1,4 @@
-package authserver
+package store
 
 import (
 	"maps"
@@ -10,11 +10,11 @@ import (
 	"github.com/ory/fosite/token/jwt"
 )
 
-// session is what fosite keeps with every code and token: the signed-in
-// user (empty for a client's own token), when they signed in and the nonce
+// Session is what fosite keeps with every code and token: the signed-in
+// User (empty for a client's own token), when they signed in and the nonce
 // of the authorization request. The embedded openid.DefaultSession carries
 // the ID token claims and the expiry times fosite sets.
-type session struct {
+type Session struct {
 	openid.DefaultSession
 	UserID     string
 	UserName   string
@@ -25,16 +25,16 @@ type session struct {
 	Nonce      string
 }
 
-// newClientSession is the session of a client_credentials request; fosite
+// NewClientSession is the session of a client_credentials request; fosite
 // fills in the expiry.
-func newClientSession() *session {
-	return &session{DefaultSession: openid.DefaultSession{Headers: &jwt.Headers{}, Claims: &jwt.IDTokenClaims{}}}
+func NewClientSession() *Session {
+	return &Session{DefaultSession: openid.DefaultSession{Headers: &jwt.Headers{}, Claims: &jwt.IDTokenClaims{}}}
 }
 
-// newUserSession is the session of an authorization: the ID token claims
+// NewUserSession is the session of an authorization: the ID token claims
 // are complete except for what fosite adds (iss, aud, exp, iat, nonce).
-func newUserSession(u *userRecord, authTime time.Time, nonce string) *session {
-	return &session{
+func NewUserSession(u *User, authTime time.Time, nonce string) *Session {
+	return &Session{
 		DefaultSession: openid.DefaultSession{
 			Subject:  u.ID,
 			Username: u.UserName,
@@ -51,8 +51,8 @@ func newUserSession(u *userRecord, authTime time.Time, nonce string) *session {
 					"email":              u.Email,
 					"given_name":         u.GivenName,
 					"family_name":        u.FamilyName,
-					"origin":             originUAA,
-					"zid":                zoneID,
+					"origin":             OriginUAA,
+					"zid":                ZoneID,
 				},
 			},
 		},
@@ -68,7 +68,7 @@ func newUserSession(u *userRecord, authTime time.Time, nonce string) *session {
 
 // Clone copies everything fosite may change later (expiry map, ID token
 // claims), so a stored session never shares state with a request in flight.
-func (s *session) Clone() fosite.Session {
+func (s *Session) Clone() fosite.Session {
 	if s == nil {
 		return nil
 	}
@@ -89,8 +89,8 @@ func (s *session) Clone() fosite.Session {
 	return &c
 }
 
-// sessionOf returns r's session if it is one of ours.
-func sessionOf(r fosite.Requester) (*session, bool) {
-	s, ok := r.GetSession().(*session)
+// SessionOf returns r's session if it is one of ours.
+func SessionOf(r fosite.Requester) (*Session, bool) {
+	s, ok := r.GetSession().(*Session)
 	return s, ok && s != nil
 }
