@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/keys"
 )
 
 // discoveryDocument is the OpenID Provider metadata (OpenID Connect
@@ -73,4 +74,19 @@ func (s *Server) scopesSupported() []string {
 		}
 	}
 	return scopes
+}
+
+// tokenKeys serves the JWKS.
+func (s *Server) tokenKeys(w http.ResponseWriter, _ *http.Request) {
+	all := s.keys.All()
+	jwks := make([]keys.PublicJWK, len(all))
+	for i, k := range all {
+		jwks[i] = k.Public()
+	}
+	httpio.WriteJSON(w, http.StatusOK, map[string][]keys.PublicJWK{"keys": jwks})
+}
+
+// tokenKey serves the key that signs now, as UAA's /token_key does.
+func (s *Server) tokenKey(w http.ResponseWriter, _ *http.Request) {
+	httpio.WriteJSON(w, http.StatusOK, s.keys.Current().Public())
 }

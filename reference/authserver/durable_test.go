@@ -76,7 +76,7 @@ func makeState(t *testing.T, ts *testServer) state {
 		t.Fatalf("client: %d %s", r.status, r.body)
 	}
 	st.client = "late"
-	st.kid = ts.keys.current().kid
+	st.kid = ts.keys.Current().Kid()
 	return st
 }
 
@@ -147,7 +147,7 @@ func TestReplicasOnOnePostgresAgree(t *testing.T) {
 	base := "http://" + addrA // the load balancer's URL, the issuer of both
 	a, _ := serveAt(t, addrA, base, open())
 	b, _ := serveAt(t, addrB, base, open())
-	if a.keys.current().kid != b.keys.current().kid {
+	if a.keys.Current().Kid() != b.keys.Current().Kid() {
 		t.Fatal("the replicas sign with different keys")
 	}
 	st := makeState(t, a)
@@ -164,12 +164,12 @@ func TestReplicasOnOnePostgresAgree(t *testing.T) {
 func TestSigningKeyRotationKeepsTokensInFlight(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) { o.SigningKey = nil; o.KeyRotation = time.Hour })
 	clock := time.Now()
-	ts.keys.now = func() time.Time { return clock }
+	ts.keys.Now = func() time.Time { return clock }
 	old := adminToken(t, ts)
-	oldKid := ts.keys.current().kid
+	oldKid := ts.keys.Current().Kid()
 
 	clock = clock.Add(2 * time.Hour)
-	newKid := ts.keys.current().kid
+	newKid := ts.keys.Current().Kid()
 	if newKid == oldKid {
 		t.Fatal("the key did not rotate")
 	}
@@ -186,7 +186,7 @@ func TestSigningKeyRotationKeepsTokensInFlight(t *testing.T) {
 
 	// Once every token of the old key has expired, it leaves the JWKS.
 	clock = clock.Add(DefaultAccessTokenTTL + 2*time.Minute)
-	if err := ts.keys.load(); err != nil {
+	if err := ts.keys.Reload(); err != nil {
 		t.Fatal(err)
 	}
 	if jwks := newBrowser(t, ts).get("/token_keys").body; strings.Contains(jwks, oldKid) {

@@ -48,7 +48,7 @@ func (s *Server) buildProvider(opts Options, secret []byte) {
 		accessTTL:       cfg.AccessTokenLifespan,
 		now:             time.Now,
 	}
-	signer := &jwt.DefaultSigner{GetPrivateKey: func(context.Context) (any, error) { return s.keys.current().jwk, nil }}
+	signer := &jwt.DefaultSigner{GetPrivateKey: func(context.Context) (any, error) { return s.keys.Current().JWK(), nil }}
 	strategy := &compose.CommonStrategy{
 		CoreStrategy:               s.tokens,
 		OpenIDConnectTokenStrategy: &openid.DefaultStrategy{Signer: signer, Config: cfg},

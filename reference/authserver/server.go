@@ -2,7 +2,6 @@ package authserver
 
 import (
 	"cmp"
-	"crypto/rand"
 	"crypto/rsa"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/keys"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
@@ -85,7 +85,7 @@ type Server struct {
 	issuer   string
 	store    *store.Store
 	hasher   *secretHasher
-	keys     *keyring
+	keys     *keys.Ring
 	tokens   *tokenStrategy
 	oauth    fosite.OAuth2Provider
 	browsers *pages.Sessions
@@ -133,12 +133,12 @@ func New(opts Options) (*Server, error) {
 	if err := st.Migrate(); err != nil {
 		return nil, fmt.Errorf("authserver: store %s: migrating: %w", db, err)
 	}
-	keys, err := openKeyring(st, opts.SigningKey, opts.KeyRotation,
+	ring, err := keys.Open(st, opts.SigningKey, opts.KeyRotation,
 		max(cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL), authCodeTTL), log)
 	if err != nil {
 		return nil, err
 	}
-	secret, err := hmacSecret(st)
+	secret, err := keys.HMACSecret(st)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func New(opts Options) (*Server, error) {
 		baseURL:  base,
 		issuer:   base + "/oauth/token",
 		hasher:   newSecretHasher(cmp.Or(opts.HashCost, bcrypt.DefaultCost)),
-		keys:     keys,
+		keys:     ring,
 		store:    st,
 		browsers: pages.NewSessions(strings.HasPrefix(base, "https://")),
 		locks:    newKeyedLocks(),
@@ -230,13 +230,6 @@ func normalizeBaseURL(raw string) (string, error) {
 		return "", fmt.Errorf("authserver: invalid URL %q; the server answers at the root: no path, query, fragment or user info", raw)
 	}
 	return u.Scheme + "://" + u.Host, nil
-}
-
-// randomSecret returns n random bytes (fosite's HMAC secret).
-func randomSecret(n int) []byte {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // never fails (crypto/rand panics rather than return an error)
-	return b
 }
 
 func orDiscard(l *slog.Logger) *slog.Logger {

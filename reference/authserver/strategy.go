@@ -10,6 +10,7 @@ import (
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/handler/oauth2"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/keys"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
@@ -22,7 +23,7 @@ const maxTokenBytes = 8 << 10
 // UAA's claims, stored by their signature part.
 type tokenStrategy struct {
 	*oauth2.HMACSHAStrategy
-	keys      *keyring
+	keys      *keys.Ring
 	store     *store.Store
 	issuer    string
 	accessTTL time.Duration
@@ -56,7 +57,7 @@ func (t *tokenStrategy) GenerateAccessToken(_ context.Context, r fosite.Requeste
 	if err != nil {
 		return "", "", err
 	}
-	token, err := t.keys.current().sign(claims)
+	token, err := t.keys.Current().Sign(claims)
 	if err != nil {
 		return "", "", err
 	}
@@ -137,7 +138,7 @@ func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
 	v, ok := t.verified.get(raw)
 	if !ok {
 		c := new(accessClaims)
-		if raw == "" || len(raw) > maxTokenBytes || t.keys.verify(raw, c) != nil {
+		if raw == "" || len(raw) > maxTokenBytes || t.keys.Verify(raw, c) != nil {
 			return nil, errTokenUnknown
 		}
 		v = newVerifiedToken(c)

@@ -1,4 +1,4 @@
-package authserver
+package keys
 
 import (
 	"crypto/rand"
@@ -22,22 +22,24 @@ import (
 // bucketKeys holds the signing keys and fosite's HMAC secret.
 const bucketKeys = "keys"
 
-// keyring holds the signing keys, kept in the store's "keys" bucket so
+// Ring holds the signing keys, kept in the store's "keys" bucket so
 // that tokens survive a restart and every replica signs and verifies with
 // the same keys. The newest key signs. With rotation on, a key older than
 // the rotation period is replaced by a new one; the previous keys stay in
 // the JWKS and keep verifying until every token they signed has expired
 // (their successor's creation plus the token lifetime).
-type keyring struct {
+type Ring struct {
+	// Now is the clock of rotation and expiry (time.Now); tests move it.
+	Now func() time.Time
+
 	s        *store.Store
 	log      *slog.Logger
 	rotate   time.Duration // 0: never
 	tokenTTL time.Duration // the longest lifetime of a signed token
-	now      func() time.Time
 
 	mu     sync.RWMutex
-	keys   []*signingKey // newest first
-	loaded time.Time     // when keys were last read from the store
+	keys   []*Key    // newest first
+	loaded time.Time // when keys were last read from the store
 }
 
 // storedKey is a signing key in the store, by "rsa/<created, ns>".
@@ -50,12 +52,18 @@ type storedKey struct {
 // store again.
 const reloadEvery = time.Second
 
-// openKeyring loads the keys, creating the first one (or adopting given as
-// the newest) when needed.
-func openKeyring(s *store.Store, given *rsa.PrivateKey, rotate, tokenTTL time.Duration, log *slog.Logger) (*keyring, error) {
-	r := &keyring{s: s, log: orDiscard(log), rotate: rotate, tokenTTL: tokenTTL, now: time.Now}
+// Open loads the keys of s, creating the first one (or adopting given as
+// the newest) when needed. With rotate set, a key older than rotate is
+// replaced; a replaced key stays (verifies, and is published) for
+// tokenTTL, the longest lifetime of what it signed. log receives the
+// rotations and the failures to rotate or reload.
+func Open(s *store.Store, given *rsa.PrivateKey, rotate, tokenTTL time.Duration, log *slog.Logger) (*Ring, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Ring{Now: time.Now, s: s, log: log, rotate: rotate, tokenTTL: tokenTTL}
 	if given != nil {
-		k, err := newSigningKey(given)
+		k, err := newKey(given)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +71,7 @@ func openKeyring(s *store.Store, given *rsa.PrivateKey, rotate, tokenTTL time.Du
 			return nil, err
 		}
 	}
-	if err := r.load(); err != nil {
+	if err := r.Reload(); err != nil {
 		return nil, err
 	}
 	if len(r.keys) == 0 || r.due() {
@@ -77,7 +85,7 @@ func openKeyring(s *store.Store, given *rsa.PrivateKey, rotate, tokenTTL time.Du
 func keyName(created time.Time) string { return fmt.Sprintf("rsa/%020d", created.UnixNano()) }
 
 // adopt stores k as the newest key unless the store already has it.
-func (r *keyring) adopt(k *signingKey) error {
+func (r *Ring) adopt(k *Key) error {
 	der, err := x509.MarshalPKCS8PrivateKey(k.private)
 	if err != nil {
 		return err
@@ -90,7 +98,7 @@ func (r *keyring) adopt(k *signingKey) error {
 		if len(newest) > 0 && newest[0].kid == k.kid {
 			return nil
 		}
-		created := r.now().UTC()
+		created := r.Now().UTC()
 		if len(newest) > 0 && !created.After(newest[0].created) {
 			created = newest[0].created.Add(time.Nanosecond)
 		}
@@ -103,8 +111,8 @@ func (r *keyring) adopt(k *signingKey) error {
 }
 
 // readKeys decodes the stored keys, newest first.
-func readKeys(tx kv.Tx) ([]*signingKey, error) {
-	var keys []*signingKey
+func readKeys(tx kv.Tx) ([]*Key, error) {
+	var keys []*Key
 	err := tx.Scan(bucketKeys, "rsa/", func(name string, v []byte) error {
 		var sk storedKey
 		if err := json.Unmarshal(v, &sk); err != nil {
@@ -122,7 +130,7 @@ func readKeys(tx kv.Tx) ([]*signingKey, error) {
 		if !ok {
 			return fmt.Errorf("signing key %s: not an RSA key", name)
 		}
-		k, err := newSigningKey(rk)
+		k, err := newKey(rk)
 		if err != nil {
 			return err
 		}
@@ -134,17 +142,17 @@ func readKeys(tx kv.Tx) ([]*signingKey, error) {
 	return keys, err
 }
 
-// load reads the keys and drops (from memory and store) those whose tokens
-// have all expired.
-func (r *keyring) load() error {
-	var keys []*signingKey
+// Reload reads the keys again and drops (from memory and store) those
+// whose tokens have all expired.
+func (r *Ring) Reload() error {
+	var keys []*Key
 	err := r.s.Update(func(tx kv.Tx) error {
 		var err error
 		if keys, err = readKeys(tx); err != nil {
 			return err
 		}
 		for i := 1; i < len(keys); i++ {
-			if r.now().After(keys[i-1].created.Add(r.tokenTTL + time.Minute)) {
+			if r.Now().After(keys[i-1].created.Add(r.tokenTTL + time.Minute)) {
 				for _, old := range keys[i:] {
 					if err := tx.Delete(bucketKeys, keyName(old.created)); err != nil {
 						return err
@@ -160,25 +168,25 @@ func (r *keyring) load() error {
 		return fmt.Errorf("authserver: reading the signing keys from %s: %w", r.s, err)
 	}
 	r.mu.Lock()
-	r.keys, r.loaded = keys, r.now()
+	r.keys, r.loaded = keys, r.Now()
 	r.mu.Unlock()
 	return nil
 }
 
 // due reports whether the newest key is older than the rotation period.
-func (r *keyring) due() bool {
+func (r *Ring) due() bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.rotate > 0 && len(r.keys) > 0 && r.now().Sub(r.keys[0].created) >= r.rotate
+	return r.rotate > 0 && len(r.keys) > 0 && r.Now().Sub(r.keys[0].created) >= r.rotate
 }
 
 // rotateNow makes a new key the newest, unless another replica just did.
-func (r *keyring) rotateNow() error {
+func (r *Ring) rotateNow() error {
 	pk, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return fmt.Errorf("authserver: generating a signing key: %w", err)
 	}
-	k, err := newSigningKey(pk)
+	k, err := newKey(pk)
 	if err != nil {
 		return err
 	}
@@ -191,7 +199,7 @@ func (r *keyring) rotateNow() error {
 		if err != nil {
 			return err
 		}
-		created := r.now().UTC()
+		created := r.Now().UTC()
 		if len(keys) > 0 && (r.rotate == 0 || created.Sub(keys[0].created) < r.rotate) {
 			return nil // another replica rotated
 		}
@@ -204,14 +212,14 @@ func (r *keyring) rotateNow() error {
 		return fmt.Errorf("authserver: storing a signing key in %s: %w", r.s, err)
 	}
 	r.log.Info("signing key rotated", "kid", k.kid)
-	return r.load()
+	return r.Reload()
 }
 
-// current is the key that signs now; it rotates first when due.
-func (r *keyring) current() *signingKey {
+// Current is the key that signs now; it rotates first when due.
+func (r *Ring) Current() *Key {
 	if r.due() {
 		r.mu.RLock()
-		stale := r.now().Sub(r.loaded) >= reloadEvery
+		stale := r.Now().Sub(r.loaded) >= reloadEvery
 		r.mu.RUnlock()
 		if stale {
 			if err := r.rotateNow(); err != nil {
@@ -224,8 +232,8 @@ func (r *keyring) current() *signingKey {
 	return r.keys[0]
 }
 
-// all returns the keys of the JWKS, newest first.
-func (r *keyring) all() []*signingKey {
+// All returns the keys of the JWKS, newest first.
+func (r *Ring) All() []*Key {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return slices.Clone(r.keys)
@@ -233,8 +241,8 @@ func (r *keyring) all() []*signingKey {
 
 // byKid finds a key; an unknown kid reads the store again (another replica
 // may have rotated), at most once per reloadEvery.
-func (r *keyring) byKid(kid string) *signingKey {
-	find := func() *signingKey {
+func (r *Ring) byKid(kid string) *Key {
+	find := func() *Key {
 		r.mu.RLock()
 		defer r.mu.RUnlock()
 		for _, k := range r.keys {
@@ -248,21 +256,21 @@ func (r *keyring) byKid(kid string) *signingKey {
 		return k
 	}
 	r.mu.RLock()
-	stale := r.now().Sub(r.loaded) >= reloadEvery
+	stale := r.Now().Sub(r.loaded) >= reloadEvery
 	r.mu.RUnlock()
 	if !stale {
 		return nil
 	}
-	if err := r.load(); err != nil {
+	if err := r.Reload(); err != nil {
 		r.log.Error("reloading the signing keys failed", "err", err)
 		return nil
 	}
 	return find()
 }
 
-// verify checks that raw is an RS256 JWT signed by one of the keys and
+// Verify checks that raw is an RS256 JWT signed by one of the keys and
 // decodes its claims into out.
-func (r *keyring) verify(raw string, out any) error {
+func (r *Ring) Verify(raw string, out any) error {
 	tok, err := jwt.ParseSigned(raw)
 	if err != nil || len(tok.Headers) != 1 {
 		return errBadJWT
@@ -274,10 +282,10 @@ func (r *keyring) verify(raw string, out any) error {
 	return k.verify(raw, out)
 }
 
-// hmacSecret is fosite's global secret (codes and refresh tokens are HMACs
+// HMACSecret is fosite's global secret (codes and refresh tokens are HMACs
 // with it), kept in the store so that they survive a restart and pass at
 // every replica; the first start creates it.
-func hmacSecret(s *store.Store) ([]byte, error) {
+func HMACSecret(s *store.Store) ([]byte, error) {
 	var secret []byte
 	err := s.Update(func(tx kv.Tx) error {
 		v, ok, err := tx.Get(bucketKeys, "hmac")
@@ -288,7 +296,8 @@ func hmacSecret(s *store.Store) ([]byte, error) {
 			secret = v
 			return nil
 		}
-		secret = randomSecret(32)
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret) // never fails (crypto/rand panics rather than return an error)
 		return tx.Put(bucketKeys, "hmac", secret)
 	})
 	if err == nil && len(secret) < 32 {

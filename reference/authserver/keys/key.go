@@ -1,4 +1,4 @@
-package authserver
+package keys
 
 import (
 	"crypto"
@@ -10,30 +10,27 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v3"
 	"github.com/go-jose/go-jose/v3/jwt"
-
-	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
-// signingKey is the RSA key that signs access and ID tokens. Its kid (the
+// Key is an RSA key that signs access and ID tokens. Its kid (the
 // RFC 7638 thumbprint) names it in token headers and in /token_keys, so a
 // resource server that caches keys can tell when the key changed.
-type signingKey struct {
-	created time.Time // when it was stored; see keyring
+type Key struct {
+	created time.Time // when it was stored; see Ring
 	private *rsa.PrivateKey
 	kid     string
 	jwk     *jose.JSONWebKey // private; go-jose puts its KeyID in the header
 	signer  jose.Signer
-	public  publicJWK
+	public  PublicJWK
 }
 
-// publicJWK is one entry of /token_keys: the JWK fields plus UAA's "value",
+// PublicJWK is one entry of /token_keys: the JWK fields plus UAA's "value",
 // the PEM public key that older UAA clients read.
-type publicJWK struct {
+type PublicJWK struct {
 	Kid   string `json:"kid"`
 	Alg   string `json:"alg"`
 	Kty   string `json:"kty"`
@@ -43,7 +40,8 @@ type publicJWK struct {
 	Value string `json:"value"`
 }
 
-func newSigningKey(k *rsa.PrivateKey) (*signingKey, error) {
+// newKey makes the Key of k, or of a new 2048-bit key when k is nil.
+func newKey(k *rsa.PrivateKey) (*Key, error) {
 	if k == nil {
 		var err error
 		if k, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
@@ -68,7 +66,7 @@ func newSigningKey(k *rsa.PrivateKey) (*signingKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &signingKey{private: k, kid: kid, jwk: jwk, signer: signer, public: publicJWK{
+	return &Key{private: k, kid: kid, jwk: jwk, signer: signer, public: PublicJWK{
 		Kid: kid, Alg: string(jose.RS256), Kty: "RSA", Use: "sig",
 		N:     base64.RawURLEncoding.EncodeToString(k.N.Bytes()),
 		E:     base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.E)).Bytes()),
@@ -84,8 +82,18 @@ func publicPEM(pub *rsa.PublicKey) (string, error) {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), nil
 }
 
-// sign serializes claims as a compact RS256 JWT.
-func (k *signingKey) sign(claims any) (string, error) {
+// Kid is the key's id: its RFC 7638 thumbprint.
+func (k *Key) Kid() string { return k.kid }
+
+// JWK is the private key as go-jose (and fosite's ID token signer) takes
+// it; go-jose puts its KeyID in the header.
+func (k *Key) JWK() *jose.JSONWebKey { return k.jwk }
+
+// Public is the key's entry of /token_keys.
+func (k *Key) Public() PublicJWK { return k.public }
+
+// Sign serializes claims as a compact RS256 JWT.
+func (k *Key) Sign(claims any) (string, error) {
 	return jwt.Signed(k.signer).Claims(claims).CompactSerialize()
 }
 
@@ -95,7 +103,7 @@ var errBadJWT = errors.New("not a token signed by this server")
 // verify checks that raw is an RS256 JWT signed by this key and decodes its
 // claims into out. Expiry is the caller's business: check_token reports it
 // with its own message.
-func (k *signingKey) verify(raw string, out any) error {
+func (k *Key) verify(raw string, out any) error {
 	tok, err := jwt.ParseSigned(raw)
 	if err != nil || len(tok.Headers) != 1 {
 		return errBadJWT
@@ -107,19 +115,4 @@ func (k *signingKey) verify(raw string, out any) error {
 		return errBadJWT
 	}
 	return nil
-}
-
-// tokenKeys serves the JWKS.
-func (s *Server) tokenKeys(w http.ResponseWriter, _ *http.Request) {
-	keys := s.keys.all()
-	jwks := make([]publicJWK, len(keys))
-	for i, k := range keys {
-		jwks[i] = k.public
-	}
-	httpio.WriteJSON(w, http.StatusOK, map[string][]publicJWK{"keys": jwks})
-}
-
-// tokenKey serves the key that signs now, as UAA's /token_key does.
-func (s *Server) tokenKey(w http.ResponseWriter, _ *http.Request) {
-	httpio.WriteJSON(w, http.StatusOK, s.keys.current().public)
 }
