@@ -12,13 +12,6 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
-// checkTokenResult is the answer of check_token (spec 2.2): the token's
-// claims and "revocable", always true here (every token can be revoked).
-type checkTokenResult struct {
-	accessClaims
-	Revocable bool `json:"revocable"`
-}
-
 // checkToken is UAA's /check_token: a resource server (a client with the
 // authz.resource authority, HTTP Basic) asks whether an access token is
 // valid and gets its claims. Every invalid token is a 400 invalid_token with
@@ -34,23 +27,16 @@ func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_token", "Token parameter must be set")
 		return
 	}
-	v, err := s.tokens.inspectVerified(raw)
+	v, err := s.tokens.InspectVerified(raw)
 	if err != nil {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_token", err.Error())
 		return
 	}
-	if missing := missingScopes(v.claims.Scope, scopes); len(missing) > 0 {
+	if missing := missingScopes(v.Claims.Scope, scopes); len(missing) > 0 {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scope", "Some requested scopes are missing: "+strings.Join(missing, ","))
 		return
 	}
-	httpx.WriteBody(w, v.status, httpio.JSONType, v.answer)
-}
-
-// encodeCheckTokenAnswer is check_token's answer for a valid token with
-// claims, as writeJSON would write it: status and body. verifiedTokens
-// keeps it with the claims.
-func encodeCheckTokenAnswer(claims *accessClaims) (int, []byte) {
-	return httpio.EncodeJSON(http.StatusOK, checkTokenResult{accessClaims: *claims, Revocable: true})
+	httpx.WriteBody(w, v.Status, httpio.JSONType, v.Answer)
 }
 
 // resourceClient authenticates the caller of check_token: 401 without

@@ -173,7 +173,7 @@ func TestCheckTokenErrors(t *testing.T) {
 func TestCheckTokenExpired(t *testing.T) {
 	ts := newTestServer(t)
 	tk := userTokens(t, ts, "openid")
-	ts.tokens.now = func() time.Time { return time.Now().Add(DefaultAccessTokenTTL + time.Second) }
+	ts.tokens.Now = func() time.Time { return time.Now().Add(DefaultAccessTokenTTL + time.Second) }
 	r := checkToken(t, ts, tk.AccessToken)
 	if r.status != http.StatusBadRequest || r.json(t)["error_description"] != "Token has expired" {
 		t.Fatalf("%d %s", r.status, r.body)
@@ -224,7 +224,7 @@ func TestCheckTokenAnswersEachTokenItsOwn(t *testing.T) {
 	ts := newTestServer(t)
 	a, b := userTokens(t, ts, "openid"), userTokens(t, ts, "openid fortunes.read")
 	for range 2 {
-		for _, tk := range []tokens{a, b} {
+		for _, tk := range []issued{a, b} {
 			r := checkToken(t, ts, tk.AccessToken)
 			if r.status != http.StatusOK || r.json(t)["jti"] != tk.JTI {
 				t.Fatalf("want the answer of %s: %d %s", tk.JTI, r.status, r.body)

@@ -41,7 +41,7 @@ type clientOutput struct {
 }
 
 func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "clients.write"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "clients.write"); !ok {
 		return
 	}
 	var in clientInput
@@ -68,7 +68,7 @@ func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "clients.read"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "clients.read"); !ok {
 		return
 	}
 	c, ok := s.store.Client(r.PathValue("id"))
@@ -83,7 +83,7 @@ func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
 // search result. UAA's filter, sortBy and paging are not supported: the
 // answer holds every client, by id.
 func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(w, r, "clients.read") {
+	if !s.tokens.Authorized(w, r, "clients.read") {
 		return
 	}
 	if f := r.URL.Query().Get("filter"); f != "" {
@@ -102,7 +102,7 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 // deleteClient removes a client with the approvals users gave it: DELETE
 // /oauth/clients/{id}. The answer is the client that was removed.
 func (s *Server) deleteClient(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(w, r, "clients.write") {
+	if !s.tokens.Authorized(w, r, "clients.write") {
 		return
 	}
 	c, err := s.store.DeleteClient(r.PathValue("id"))

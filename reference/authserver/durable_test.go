@@ -58,8 +58,8 @@ func freeAddr(t *testing.T) string {
 
 // state is what one server did before a restart (or at another replica).
 type state struct {
-	tokens  tokens // marissa's, live
-	revoked tokens // marissa's, revoked
+	tokens  issued // marissa's, live
+	revoked issued // marissa's, revoked
 	client  string // a client registered through the API
 	kid     string
 }

@@ -74,7 +74,7 @@ func checkConsentPage(t *testing.T, consent reply) {
 	}
 }
 
-func checkTokenResponse(t *testing.T, ts *testServer, tk tokens) {
+func checkTokenResponse(t *testing.T, ts *testServer, tk issued) {
 	t.Helper()
 	if tk.TokenType != "bearer" || tk.AccessToken == "" || tk.RefreshToken == "" || tk.IDToken == "" {
 		t.Fatalf("token response incomplete: %+v", tk)

@@ -245,8 +245,8 @@ func exchange(t testing.TB, ts *testServer, code string, extra url.Values) reply
 	return post(t, ts, "/oauth/token", "", form)
 }
 
-// tokens is a successful token response.
-type tokens struct {
+// issued is a successful token response.
+type issued struct {
 	AccessToken  string `json:"access_token"`
 	TokenType    string `json:"token_type"`
 	IDToken      string `json:"id_token"`
@@ -256,12 +256,12 @@ type tokens struct {
 	JTI          string `json:"jti"`
 }
 
-func tokensOf(t testing.TB, r reply) tokens {
+func tokensOf(t testing.TB, r reply) issued {
 	t.Helper()
 	if r.status != http.StatusOK {
 		t.Fatalf("token endpoint: %d %s", r.status, r.body)
 	}
-	var tk tokens
+	var tk issued
 	if err := json.Unmarshal([]byte(r.body), &tk); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func tokensOf(t testing.TB, r reply) tokens {
 }
 
 // userTokens runs the whole flow for marissa and returns her tokens.
-func userTokens(t testing.TB, ts *testServer, scope string) tokens {
+func userTokens(t testing.TB, ts *testServer, scope string) issued {
 	t.Helper()
 	b := newBrowser(t, ts)
 	code := codeOf(t, b.approve(authParams(scope), DemoUserName, DemoUserPassword))

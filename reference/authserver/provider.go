@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"context"
 	"net/url"
-	"time"
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/handler/openid"
 	"github.com/ory/fosite/token/jwt"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/tokens"
 )
 
 // buildProvider composes fosite with the handlers this server offers. The
@@ -40,14 +41,7 @@ func (s *Server) buildProvider(opts Options, secret []byte) {
 		ClientSecretsHasher: s.hasher,
 	}
 	hmac := compose.NewOAuth2HMACStrategy(cfg)
-	s.tokens = &tokenStrategy{
-		HMACSHAStrategy: hmac,
-		keys:            s.keys,
-		store:           s.store,
-		issuer:          s.issuer,
-		accessTTL:       cfg.AccessTokenLifespan,
-		now:             time.Now,
-	}
+	s.tokens = tokens.New(hmac, s.keys, s.store, s.issuer, cfg.AccessTokenLifespan)
 	signer := &jwt.DefaultSigner{GetPrivateKey: func(context.Context) (any, error) { return s.keys.Current().JWK(), nil }}
 	strategy := &compose.CommonStrategy{
 		CoreStrategy:               s.tokens,

@@ -99,7 +99,7 @@ type userInput struct {
 }
 
 func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "scim.write"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
 		return
 	}
 	var in userInput
@@ -139,7 +139,7 @@ func primaryEmail(emails []scimEmail) string {
 
 // listUsers lists every user, or those a filter selects (scim_filter.go).
 func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "scim.read"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "scim.read"); !ok {
 		return
 	}
 	if f := r.URL.Query().Get("filter"); f != "" {
@@ -176,7 +176,7 @@ type groupInput struct {
 }
 
 func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "scim.write"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
 		return
 	}
 	var in groupInput
@@ -199,7 +199,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 
 // listGroups supports the filter displayName eq "..." only.
 func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "scim.read"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "scim.read"); !ok {
 		return
 	}
 	name, filtered, ok := eqFilter(w, r, "displayName")
@@ -230,7 +230,7 @@ func scimGroupOf(g *store.Group) scimGroup {
 
 // addMember adds a user to a group: POST /Groups/{id}/members.
 func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.requireScope(w, r, "scim.write"); !ok {
+	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
 		return
 	}
 	var in scimMember
@@ -259,7 +259,7 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
 // deleteUser removes a user, with its memberships and approvals: DELETE
 // /Users/{id}. As in UAA, the answer is the user that was removed.
 func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(w, r, "scim.write") {
+	if !s.tokens.Authorized(w, r, "scim.write") {
 		return
 	}
 	u, err := s.store.DeleteUser(r.PathValue("id"))
@@ -276,7 +276,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 // deleteGroup removes a group: DELETE /Groups/{id}. Its members lose the
 // scope it names; the answer is the group that was removed.
 func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(w, r, "scim.write") {
+	if !s.tokens.Authorized(w, r, "scim.write") {
 		return
 	}
 	g, err := s.store.DeleteGroup(r.PathValue("id"))

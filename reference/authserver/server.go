@@ -20,6 +20,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/tokens"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
 
@@ -86,7 +87,7 @@ type Server struct {
 	store    *store.Store
 	hasher   *secretHasher
 	keys     *keys.Ring
-	tokens   *tokenStrategy
+	tokens   *tokens.Strategy
 	oauth    fosite.OAuth2Provider
 	browsers *pages.Sessions
 	pages    *pages.Site

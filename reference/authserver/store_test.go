@@ -44,7 +44,7 @@ func TestConcurrentCodeExchange(t *testing.T) {
 	b := newBrowser(t, ts)
 	code := codeOf(t, b.approve(authParams("openid"), "marissa", "koala"))
 	var mu sync.Mutex
-	var won []tokens
+	var won []issued
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {

@@ -15,7 +15,7 @@ func TestClientCredentials(t *testing.T) {
 	form := tokensOf(t, post(t, ts, "/oauth/token", "", url.Values{
 		"grant_type": {"client_credentials"}, "client_id": {"admin"}, "client_secret": {"adminsecret"},
 	}))
-	for _, tk := range []tokens{basic, form} {
+	for _, tk := range []issued{basic, form} {
 		if tk.Scope != adminScopeList || tk.RefreshToken != "" || tk.IDToken != "" {
 			t.Errorf("admin token: %+v", tk)
 		}
@@ -192,7 +192,7 @@ func TestClientTokenValidity(t *testing.T) {
 	if tk.ExpiresIn > 1 {
 		t.Fatalf("expires_in %d, want 1", tk.ExpiresIn)
 	}
-	ts.tokens.now = func() time.Time { return time.Now().Add(2 * time.Second) }
+	ts.tokens.Now = func() time.Time { return time.Now().Add(2 * time.Second) }
 	if r := checkToken(t, ts, tk.AccessToken); r.json(t)["error_description"] != "Token has expired" {
 		t.Fatalf("%d %s", r.status, r.body)
 	}

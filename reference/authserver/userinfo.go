@@ -25,7 +25,7 @@ type userInfo struct {
 // user is now (a changed e-mail shows at once).
 func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 	httpio.NoStore(w)
-	claims, ok := s.requireScope(w, r, "openid")
+	claims, ok := s.tokens.RequireScope(w, r, "openid")
 	if !ok {
 		return
 	}

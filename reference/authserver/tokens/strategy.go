@@ -1,10 +1,9 @@
-package authserver
+package tokens
 
 import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ory/fosite"
@@ -17,21 +16,30 @@ import (
 // maxTokenBytes bounds what is worth parsing as a token; ours are ~1 KiB.
 const maxTokenBytes = 8 << 10
 
-// tokenStrategy is fosite's CoreStrategy. Authorization codes and refresh
+// Strategy is fosite's CoreStrategy. Authorization codes and refresh
 // tokens are fosite's HMAC tokens (opaque, so check_token cannot mistake a
 // refresh token for an access token); access tokens are RS256 JWTs with
 // UAA's claims, stored by their signature part.
-type tokenStrategy struct {
+type Strategy struct {
 	*oauth2.HMACSHAStrategy
+	// Now is the clock of the expiry check (time.Now); tests move it.
+	Now func() time.Time
+
 	keys      *keys.Ring
 	store     *store.Store
 	issuer    string
-	accessTTL time.Duration
-	now       func() time.Time // check_token's clock; tests move it
+	accessTTL time.Duration // of a token whose grant set none
 	verified  verifiedTokens
 }
 
-var _ oauth2.CoreStrategy = (*tokenStrategy)(nil)
+var _ oauth2.CoreStrategy = (*Strategy)(nil)
+
+// New is the strategy of fosite's HMAC codes and refresh tokens and of
+// access tokens signed with the keys of ring, issued by issuer, and kept
+// (and checked) in st.
+func New(hmac *oauth2.HMACSHAStrategy, ring *keys.Ring, st *store.Store, issuer string, accessTTL time.Duration) *Strategy {
+	return &Strategy{HMACSHAStrategy: hmac, Now: time.Now, keys: ring, store: st, issuer: issuer, accessTTL: accessTTL}
+}
 
 // The errors of an access token that is not valid, with UAA's messages.
 var (
@@ -47,12 +55,12 @@ func jwtSignature(token string) string {
 }
 
 // AccessTokenSignature is fosite's storage key of an access token.
-func (t *tokenStrategy) AccessTokenSignature(_ context.Context, token string) string {
+func (t *Strategy) AccessTokenSignature(_ context.Context, token string) string {
 	return jwtSignature(token)
 }
 
 // GenerateAccessToken signs the claims of r's grant.
-func (t *tokenStrategy) GenerateAccessToken(_ context.Context, r fosite.Requester) (string, string, error) {
+func (t *Strategy) GenerateAccessToken(_ context.Context, r fosite.Requester) (string, string, error) {
 	claims, err := t.claimsFor(r)
 	if err != nil {
 		return "", "", err
@@ -66,8 +74,8 @@ func (t *tokenStrategy) GenerateAccessToken(_ context.Context, r fosite.Requeste
 
 // ValidateAccessToken is what fosite's introspection asks once it found the
 // token in the store.
-func (t *tokenStrategy) ValidateAccessToken(_ context.Context, _ fosite.Requester, token string) error {
-	switch _, err := t.inspect(token); {
+func (t *Strategy) ValidateAccessToken(_ context.Context, _ fosite.Requester, token string) error {
+	switch _, err := t.Inspect(token); {
 	case errors.Is(err, errTokenExpired):
 		return fosite.ErrTokenExpired
 	case err != nil:
@@ -78,7 +86,7 @@ func (t *tokenStrategy) ValidateAccessToken(_ context.Context, _ fosite.Requeste
 
 // claimsFor builds the access token claims of r. The expiry is the one
 // fosite set on the session for this grant.
-func (t *tokenStrategy) claimsFor(r fosite.Requester) (*accessClaims, error) {
+func (t *Strategy) claimsFor(r fosite.Requester) (*Claims, error) {
 	sess, ok := store.SessionOf(r)
 	if !ok {
 		return nil, errors.New("authserver: request without a session of this server")
@@ -93,7 +101,7 @@ func (t *tokenStrategy) claimsFor(r fosite.Requester) (*accessClaims, error) {
 		exp = now.Add(t.accessTTL)
 	}
 	scopes := append([]string{}, r.GetGrantedScopes()...)
-	c := &accessClaims{
+	c := &Claims{
 		JTI: newJTI(), Sub: fc.ID, Scope: scopes,
 		ClientID: fc.ID, CID: fc.ID, AZP: fc.ID,
 		GrantType: grantTypeOf(r),
@@ -121,32 +129,33 @@ func grantTypeOf(r fosite.Requester) string {
 	return ""
 }
 
-// inspect decides whether raw is a valid access token of this server, in
+// Inspect decides whether raw is a valid access token of this server, in
 // UAA's order: not ours (or not an access token at all), expired, revoked
-// (by revocation or because its rev_sig no longer matches).
-func (t *tokenStrategy) inspect(raw string) (*accessClaims, error) {
-	v, err := t.inspectVerified(raw)
+// (by revocation or because its rev_sig no longer matches). The error's
+// text is UAA's message.
+func (t *Strategy) Inspect(raw string) (*Claims, error) {
+	v, err := t.InspectVerified(raw)
 	if v == nil {
 		return nil, err
 	}
-	return &v.claims, err
+	return &v.Claims, err
 }
 
-// inspectVerified is inspect with the entry of verifiedTokens, which holds
-// check_token's answer too.
-func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
+// InspectVerified is Inspect with the token's entry of the verified
+// tokens, which holds check_token's answer too: read it, never change it.
+func (t *Strategy) InspectVerified(raw string) (*Verified, error) {
 	v, ok := t.verified.get(raw)
 	if !ok {
-		c := new(accessClaims)
+		c := new(Claims)
 		if raw == "" || len(raw) > maxTokenBytes || t.keys.Verify(raw, c) != nil {
 			return nil, errTokenUnknown
 		}
-		v = newVerifiedToken(c)
+		v = newVerified(c)
 		v.key = t.store.AccessKey(jwtSignature(raw))
 		t.verified.add(raw, v)
 	}
-	c := &v.claims
-	if t.now().Unix() >= c.Exp {
+	c := &v.Claims
+	if t.Now().Unix() >= c.Exp {
 		return v, errTokenExpired
 	}
 	found, active, err := t.store.AccessState(v.key)
@@ -161,51 +170,4 @@ func (t *tokenStrategy) inspectVerified(raw string) (*verifiedToken, error) {
 		return v, errTokenRevoked
 	}
 	return v, nil
-}
-
-// maxVerifiedTokens bounds verifiedTokens (about 3 KiB per entry: the token,
-// its claims, check_token's answer).
-const maxVerifiedTokens = 4096
-
-// verifiedTokens remembers the claims of tokens whose signature verified: a
-// resource server checks the same token on every request, and the RSA
-// verification costs more than all the rest of check_token. An entry is
-// found by the whole token, so only that exact token gets its claims back;
-// expiry, revocation and rev_sig are still checked on every call. The
-// entries are shared: read them, never change them.
-type verifiedTokens struct {
-	mu sync.Mutex
-	m  map[string]*verifiedToken
-}
-
-// verifiedToken is the claims of a verified token and check_token's answer
-// for them, encoded once: the claims of a token never change, and encoding
-// them was half of check_token's time once the store reads were memoized.
-type verifiedToken struct {
-	claims accessClaims
-	key    string // its key in the store: a digest, made once (store.AccessKey)
-	status int    // of check_token's answer: 200, or 500 if it could not be encoded
-	answer []byte // its body
-}
-
-func newVerifiedToken(c *accessClaims) *verifiedToken {
-	v := &verifiedToken{claims: *c}
-	v.status, v.answer = encodeCheckTokenAnswer(c)
-	return v
-}
-
-func (v *verifiedTokens) get(raw string) (*verifiedToken, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	e, ok := v.m[raw]
-	return e, ok
-}
-
-func (v *verifiedTokens) add(raw string, e *verifiedToken) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.m == nil || len(v.m) >= maxVerifiedTokens {
-		v.m = make(map[string]*verifiedToken) // dropping all is cheap and keeps the bound
-	}
-	v.m[raw] = e
 }

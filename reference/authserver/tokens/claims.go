@@ -1,4 +1,4 @@
-package authserver
+package tokens
 
 import (
 	"crypto/rand"
@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// accessClaims are the claims of an access token, with UAA's names and JSON
+// Claims are the claims of an access token, with UAA's names and JSON
 // types (scope and aud are arrays, times are seconds). check_token answers
 // with these fields plus "revocable". User fields are absent from a client's
 // own (client_credentials) token, as in UAA.
-type accessClaims struct {
+type Claims struct {
 	JTI       string   `json:"jti"`
 	Sub       string   `json:"sub"`
 	Scope     []string `json:"scope"`

@@ -1,4 +1,4 @@
-package authserver
+package tokens
 
 import (
 	"net/http"
@@ -7,16 +7,16 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
-// requireScope checks the bearer token of a request for scope; it answers
+// RequireScope checks the bearer token of a request for scope; it answers
 // 401 (no or bad token) or 403 (insufficient_scope) itself, with the RFC
 // 6750 challenge, and returns the token's claims when the request may go on.
-func (s *Server) requireScope(w http.ResponseWriter, r *http.Request, scope string) (*accessClaims, bool) {
+func (t *Strategy) RequireScope(w http.ResponseWriter, r *http.Request, scope string) (*Claims, bool) {
 	raw, ok := httpio.BearerToken(r)
 	if !ok {
 		httpio.BearerChallenge(w, http.StatusUnauthorized, "unauthorized", "Full authentication is required to access this resource", "")
 		return nil, false
 	}
-	claims, err := s.tokens.inspect(raw)
+	claims, err := t.Inspect(raw)
 	if err != nil {
 		httpio.BearerChallenge(w, http.StatusUnauthorized, "invalid_token", err.Error(), "")
 		return nil, false
@@ -28,8 +28,8 @@ func (s *Server) requireScope(w http.ResponseWriter, r *http.Request, scope stri
 	return claims, true
 }
 
-// authorized is requireScope for a handler that needs only the verdict.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request, scope string) bool {
-	_, ok := s.requireScope(w, r, scope)
+// Authorized is RequireScope for a handler that needs only the verdict.
+func (t *Strategy) Authorized(w http.ResponseWriter, r *http.Request, scope string) bool {
+	_, ok := t.RequireScope(w, r, scope)
 	return ok
 }
