@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
@@ -54,7 +55,7 @@ func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
 		s.provisioningError(w, err, "invalid_client", "invalid_client")
 		return
 	}
-	c, err := s.addClient(r.Context(), clientSpec{
+	c, err := s.accounts.AddClient(r.Context(), accounts.ClientSpec{
 		ID: in.ClientID, Name: in.Name, Secret: in.ClientSecret,
 		Scope: in.Scope, Authorities: in.Authorities, GrantTypes: in.GrantTypes, Redirects: in.RedirectURI,
 		AutoApproveAll: all, AutoApprove: list,
@@ -159,5 +160,5 @@ func parseAutoApprove(raw json.RawMessage) (all bool, scopes []string, err error
 		}
 		return false, scopes, nil
 	}
-	return false, nil, invalidf("autoapprove must be true, false or a list of scopes")
+	return false, nil, accounts.Invalidf("autoapprove must be true, false or a list of scopes")
 }

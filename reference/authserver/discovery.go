@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/keys"
 )
@@ -55,7 +56,7 @@ func (s *Server) discovery(w http.ResponseWriter, _ *http.Request) {
 		ScopesSupported:                   s.scopesSupported(),
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query", "fragment", "form_post"},
-		GrantTypesSupported:               supportedGrants,
+		GrantTypesSupported:               accounts.Grants,
 		SubjectTypesSupported:             []string{"public"},
 		IDTokenSigningAlgValuesSupported:  []string{"RS256"},
 		TokenEndpointAuthMethodsSupported: []string{"client_secret_basic", "client_secret_post"},

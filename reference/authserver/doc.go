@@ -28,10 +28,10 @@
 // array). Redirect URIs match exactly, as fosite does (a loopback redirect may
 // use any port, RFC 8252); wildcards are refused at registration.
 //
-// Sign-in follows UAA's lockoutPolicy (lockout.go): failures are counted per
+// Sign-in follows UAA's lockoutPolicy (package accounts): failures are counted per
 // user name in the store, a name that is no user alike, and a locked name is
 // refused whatever the password. Users created through POST /Users keep
-// UAA's passwordPolicy (passwordpolicy.go).
+// UAA's passwordPolicy (package accounts).
 //
 // Users, groups, clients, approvals, codes, tokens, revocations and the
 // signing keys live in Options.Store (package kv: memory, a bbolt file, or

@@ -1,8 +1,6 @@
 package authserver
 
 import (
-	"context"
-	"crypto/rand"
 	"net/http"
 	"strings"
 
@@ -10,10 +8,8 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
-const (
-	csrfField      = "X-Uaa-Csrf" // UAA's name for the forms' CSRF field
-	badCredentials = "Unable to verify username or password. Please try again."
-)
+// csrfField is UAA's name for the forms' CSRF field.
+const csrfField = "X-Uaa-Csrf"
 
 // home says who is signed in; it is where sign-in ends when no
 // authorization request is waiting.
@@ -43,9 +39,9 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("username"))
-	u, refused := s.authenticate(r, name, r.PostFormValue("password"))
+	u, refused := s.accounts.Authenticate(r, name, r.PostFormValue("password"))
 	if refused != nil {
-		s.pages.Login(w, refused.status, pages.LoginData{Title: "Sign in", CSRF: v.CSRF, Username: name, Error: refused.message})
+		s.pages.Login(w, refused.Status, pages.LoginData{Title: "Sign in", CSRF: v.CSRF, Username: name, Error: refused.Message})
 		return
 	}
 	s.log.Info("signed in", "username", u.UserName, "user_id", u.ID)
@@ -55,28 +51,6 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		target = "/"
 	}
 	http.Redirect(w, r, target, http.StatusFound)
-}
-
-// checkPassword returns u when password is its password. Without an active
-// user it costs a bcrypt comparison too (against a dummy hash), so timing
-// does not tell which user names exist.
-func (s *Server) checkPassword(ctx context.Context, u *store.User, password string) (*store.User, bool) {
-	if u == nil || !u.Active {
-		_ = s.hasher.Compare(ctx, s.dummyHash(), []byte(password))
-		return nil, false
-	}
-	if s.hasher.Compare(ctx, u.PasswordHash, []byte(password)) != nil {
-		return nil, false
-	}
-	return u, true
-}
-
-// dummyHash is a bcrypt hash nobody knows the secret of, made on first use.
-func (s *Server) dummyHash() []byte {
-	s.dummyOnce.Do(func() {
-		s.dummy, _ = s.hasher.Hash(context.Background(), []byte(rand.Text()))
-	})
-	return s.dummy
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {

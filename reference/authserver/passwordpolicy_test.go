@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 )
 
 // createUserWith posts a user with password (a JSON value) and returns the
@@ -72,7 +74,7 @@ func TestPasswordPolicyDefaultIsUAAs(t *testing.T) {
 // class).
 func TestPasswordPolicyNamesEveryRuleBroken(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) {
-		o.PasswordPolicy = PasswordPolicy{MinLength: 10, MaxLength: 23, RequireUpperCase: 1, RequireLowerCase: 1, RequireDigit: 1, RequireSpecial: 1}
+		o.PasswordPolicy = accounts.PasswordPolicy{MinLength: 10, MaxLength: 23, RequireUpperCase: 1, RequireLowerCase: 1, RequireDigit: 1, RequireSpecial: 1}
 	})
 	admin := adminToken(t, ts)
 	for i, tt := range []struct{ password, message string }{
@@ -125,7 +127,7 @@ func TestPasswordPolicyBadInput(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 %s", tt.name, r.status, r.body, tt.error)
 		}
 	}
-	for _, bad := range []PasswordPolicy{
+	for _, bad := range []accounts.PasswordPolicy{
 		{MinLength: -1}, {RequireDigit: -1}, {MinLength: 300}, {MinLength: 10, MaxLength: 8},
 		{MaxLength: 3, RequireUpperCase: 2, RequireDigit: 2},
 	} {

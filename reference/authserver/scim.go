@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
@@ -111,7 +112,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Only users of origin uaa can be created here")
 		return
 	}
-	u, err := s.addUser(r.Context(), userSpec{
+	u, err := s.accounts.AddUser(r.Context(), accounts.UserSpec{
 		UserName: in.UserName, GivenName: in.Name.GivenName, FamilyName: in.Name.FamilyName,
 		Email: primaryEmail(in.Emails), Password: in.Password,
 		Active: in.Active == nil || *in.Active, Verified: in.Verified == nil || *in.Verified,
@@ -188,7 +189,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", "Add members with POST /Groups/{id}/members")
 		return
 	}
-	g, err := s.addGroup(in.DisplayName, in.Description)
+	g, err := s.accounts.AddGroup(in.DisplayName, in.Description)
 	if err != nil {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
 		return
@@ -267,7 +268,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
 		return
 	}
-	if err := s.lockout.forget(u.ID); err != nil {
+	if err := s.accounts.Forget(u.ID); err != nil {
 		s.log.Error("deleting a user's failure count", "user_id", u.ID, "err", err)
 	}
 	httpio.WriteJSON(w, http.StatusOK, s.scimUserOf(u))
@@ -295,14 +296,24 @@ func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCod
 		httpio.WriteError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
 	case store.IsConflict(err):
 		httpio.WriteError(w, http.StatusConflict, conflictCode, err.Error())
-	case isInvalidPassword(err):
+	case accounts.IsInvalidPassword(err):
 		writePasswordError(w, err)
-	case isInvalid(err):
+	case accounts.IsInvalid(err):
 		httpio.WriteError(w, http.StatusBadRequest, invalidCode, err.Error())
 	default:
 		s.log.Error("provisioning", "err", err)
 		httpio.WriteError(w, http.StatusInternalServerError, "server_error", "The request could not be completed.")
 	}
+}
+
+// writePasswordError answers as UAA does: 400, the text both as
+// error_description and as message.
+func writePasswordError(w http.ResponseWriter, err error) {
+	httpio.WriteJSON(w, http.StatusBadRequest, struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+		Message     string `json:"message"`
+	}{"invalid_password", err.Error(), err.Error()})
 }
 
 // eqFilterPattern is the one SCIM filter supported: attribute eq "value".

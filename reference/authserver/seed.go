@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
 
@@ -42,7 +43,7 @@ type Demo struct {
 // client is registered again when its secret changed.
 func (s *Server) seed(opts Options) error {
 	ctx := context.Background()
-	admin := clientSpec{
+	admin := accounts.ClientSpec{
 		ID:          cmp.Or(opts.AdminClientID, DefaultAdminClientID),
 		Name:        "admin",
 		Secret:      cmp.Or(opts.AdminClientSecret, DefaultAdminClientSecret),
@@ -51,7 +52,7 @@ func (s *Server) seed(opts Options) error {
 	}
 	old, exists := s.store.Client(admin.ID)
 	if exists && s.hasher.Compare(ctx, old.SecretHash, []byte(admin.Secret)) != nil {
-		c, err := s.newClientRecord(ctx, admin)
+		c, err := s.accounts.NewClient(ctx, admin)
 		if err == nil {
 			err = s.store.PutClient(c)
 		}
@@ -59,7 +60,7 @@ func (s *Server) seed(opts Options) error {
 			return fmt.Errorf("authserver: the admin client: %w", err)
 		}
 	} else if !exists {
-		if _, err := s.addClient(ctx, admin); err != nil && !store.IsConflict(err) {
+		if _, err := s.accounts.AddClient(ctx, admin); err != nil && !store.IsConflict(err) {
 			return fmt.Errorf("authserver: the admin client: %w", err)
 		}
 	}
@@ -83,7 +84,7 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 	}
 	u, ok := s.store.UserByName(DemoUserName)
 	if !ok {
-		u, err = s.addUser(ctx, userSpec{
+		u, err = s.accounts.AddUser(ctx, accounts.UserSpec{
 			UserName: DemoUserName, Password: DemoUserPassword, Email: DemoUserEmail,
 			GivenName: "Marissa", FamilyName: "Bloggs", Active: true, Verified: true,
 		})
@@ -99,7 +100,7 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 	if err := s.store.AddMember(fortunes.ID, u.ID); err != nil && !store.IsConflict(err) {
 		return err
 	}
-	for _, c := range []clientSpec{{
+	for _, c := range []accounts.ClientSpec{{
 		ID: GreetingClientID, Name: GreetingClientID, Secret: GreetingClientSecret,
 		Scope:      []string{"openid", demoFortunesScope},
 		GrantTypes: []string{"authorization_code", "refresh_token"},
@@ -110,7 +111,7 @@ func (s *Server) seedDemo(ctx context.Context, d Demo) error {
 		GrantTypes:  []string{"authorization_code", "refresh_token"},
 		Redirects:   []string{cmp.Or(d.FortuneURL, DefaultFortuneURL)},
 	}} {
-		if _, err := s.addClient(ctx, c); err != nil && !store.IsConflict(err) {
+		if _, err := s.accounts.AddClient(ctx, c); err != nil && !store.IsConflict(err) {
 			return err
 		}
 	}
@@ -122,7 +123,7 @@ func (s *Server) ensureGroup(name, description string) (*store.Group, error) {
 	if g, ok := s.store.GroupByName(name); ok {
 		return g, nil
 	}
-	g, err := s.addGroup(name, description)
+	g, err := s.accounts.AddGroup(name, description)
 	if store.IsConflict(err) { // another replica added it meanwhile
 		if g, ok := s.store.GroupByName(name); ok {
 			return g, nil

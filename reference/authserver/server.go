@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ory/fosite"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/keys"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
@@ -70,10 +70,10 @@ type Options struct {
 	Demo *Demo
 	// Lockout counts failed sign-ins in Store and locks a user name out
 	// (UAA's lockoutPolicy; zero fields: UAA's defaults).
-	Lockout LockoutPolicy
+	Lockout accounts.LockoutPolicy
 	// PasswordPolicy is checked on the passwords of users created through
 	// POST /Users (UAA's passwordPolicy; zero: UAA's default).
-	PasswordPolicy PasswordPolicy
+	PasswordPolicy accounts.PasswordPolicy
 	// Logger receives sign-ins, unexpected errors and debug request logs; nil
 	// discards them.
 	Logger *slog.Logger
@@ -85,7 +85,8 @@ type Server struct {
 	baseURL  string
 	issuer   string
 	store    *store.Store
-	hasher   *secretHasher
+	hasher   *accounts.Hasher
+	accounts *accounts.Accounts
 	keys     *keys.Ring
 	tokens   *tokens.Strategy
 	oauth    fosite.OAuth2Provider
@@ -94,11 +95,7 @@ type Server struct {
 	locks    *keyedLocks
 	mux      *http.ServeMux
 
-	lockout        *lockout
-	passwordPolicy PasswordPolicy
-
-	dummyOnce sync.Once
-	dummy     []byte // see dummyHash
+	passwordPolicy accounts.PasswordPolicy
 }
 
 // New builds a server and registers the admin client (and the demo
@@ -117,11 +114,11 @@ func New(opts Options) (*Server, error) {
 	if opts.KeyRotation < 0 {
 		return nil, errors.New("authserver: the key rotation period must not be negative")
 	}
-	passwords, err := opts.PasswordPolicy.withDefaults()
+	passwords, err := opts.PasswordPolicy.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
-	lockoutPolicy, err := opts.Lockout.withDefaults()
+	lockoutPolicy, err := opts.Lockout.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -143,18 +140,20 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	hasher := accounts.NewHasher(cmp.Or(opts.HashCost, bcrypt.DefaultCost))
 	s := &Server{
 		log:      log,
 		baseURL:  base,
 		issuer:   base + "/oauth/token",
-		hasher:   newSecretHasher(cmp.Or(opts.HashCost, bcrypt.DefaultCost)),
+		hasher:   hasher,
 		keys:     ring,
 		store:    st,
 		browsers: pages.NewSessions(strings.HasPrefix(base, "https://")),
 		locks:    newKeyedLocks(),
 
+		accounts: accounts.New(st, hasher, accounts.NewLockout(st, secret, lockoutPolicy), log),
+
 		passwordPolicy: passwords,
-		lockout:        newLockout(st, secret, lockoutPolicy),
 	}
 	if s.pages, err = pages.Load(log); err != nil {
 		return nil, err

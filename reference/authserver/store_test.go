@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 )
 
 // TestConcurrentFlows runs whole flows, checks, refreshes and provisioning
@@ -72,7 +74,7 @@ func TestStoreConcurrentRecords(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			u, err := ts.addUser(context.Background(), userSpec{UserName: fmt.Sprintf("c%d", i), Email: "c@test.org", Password: "pw", Active: true})
+			u, err := ts.accounts.AddUser(context.Background(), accounts.UserSpec{UserName: fmt.Sprintf("c%d", i), Email: "c@test.org", Password: "pw", Active: true})
 			if err != nil {
 				t.Error(err)
 				return

@@ -11,11 +11,9 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 )
-
-// supportedGrants are the grant types of the token endpoint.
-var supportedGrants = []string{"authorization_code", "refresh_token", "client_credentials"}
 
 // token is the token endpoint (RFC 6749 section 3.2), on fosite. Clients
 // authenticate with HTTP Basic or with client_id and client_secret in the
@@ -28,8 +26,8 @@ var supportedGrants = []string{"authorization_code", "refresh_token", "client_cr
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	grant := r.PostFormValue("grant_type")
-	if grant != "" && !slices.Contains(supportedGrants, grant) {
-		s.tokenError(ctx, w, nil, fosite.ErrUnsupportedGrantType.WithHintf("Supported grant types: %s.", strings.Join(supportedGrants, ", ")))
+	if grant != "" && !slices.Contains(accounts.Grants, grant) {
+		s.tokenError(ctx, w, nil, fosite.ErrUnsupportedGrantType.WithHintf("Supported grant types: %s.", strings.Join(accounts.Grants, ", ")))
 		return
 	}
 	if _, _, basic := r.BasicAuth(); !basic && r.PostFormValue("client_id") == "" {

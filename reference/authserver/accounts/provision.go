@@ -1,4 +1,4 @@
-package authserver
+package accounts
 
 import (
 	"context"
@@ -20,40 +20,43 @@ type errInvalid struct{ msg string }
 
 func (e *errInvalid) Error() string { return e.msg }
 
-func invalidf(format string, args ...any) error { return &errInvalid{fmt.Sprintf(format, args...)} }
+// Invalidf is a record that cannot be stored as given: a 400 with this
+// message.
+func Invalidf(format string, args ...any) error { return &errInvalid{fmt.Sprintf(format, args...)} }
 
-func isInvalid(err error) bool { return errors.As(err, new(*errInvalid)) }
+// IsInvalid reports whether err is a record that cannot be stored as given.
+func IsInvalid(err error) bool { return errors.As(err, new(*errInvalid)) }
 
 const maxNameBytes = 255
 
-// userSpec is what it takes to create a user.
-type userSpec struct {
+// UserSpec is what it takes to create a user.
+type UserSpec struct {
 	UserName, GivenName, FamilyName, Email, Password string
 	Active, Verified                                 bool
 	Policy                                           PasswordPolicy // the seed's is the zero policy
 }
 
-// addUser validates and stores a new user. The duplicate check runs before
+// AddUser validates and stores a new user. The duplicate check runs before
 // the (slow) bcrypt hash, and again under the store's lock.
-func (s *Server) addUser(ctx context.Context, spec userSpec) (*store.User, error) {
+func (a *Accounts) AddUser(ctx context.Context, spec UserSpec) (*store.User, error) {
 	if err := validName("userName", spec.UserName); err != nil {
 		return nil, err
 	}
 	if strings.ContainsFunc(spec.UserName, unicode.IsSpace) {
-		return nil, invalidf("userName must not contain spaces")
+		return nil, Invalidf("userName must not contain spaces")
 	}
 	if _, err := mail.ParseAddress(spec.Email); err != nil || !strings.Contains(spec.Email, "@") {
-		return nil, invalidf("An email must be provided: a valid e-mail address in emails[0].value")
+		return nil, Invalidf("An email must be provided: a valid e-mail address in emails[0].value")
 	}
 	if err := spec.Policy.check(spec.Password); err != nil {
 		return nil, err
 	}
-	if _, dup := s.store.UserByName(spec.UserName); dup {
+	if _, dup := a.store.UserByName(spec.UserName); dup {
 		return nil, store.Conflictf("Username already in use: %s", spec.UserName)
 	}
-	hash, err := s.hasher.Hash(ctx, []byte(spec.Password))
+	hash, err := a.hasher.Hash(ctx, []byte(spec.Password))
 	if err != nil {
-		return nil, invalidf("The password must be at most %d bytes", maxSecretBytes)
+		return nil, Invalidf("The password must be at most %d bytes", maxSecretBytes)
 	}
 	t := store.Now()
 	u := &store.User{
@@ -61,15 +64,15 @@ func (s *Server) addUser(ctx context.Context, spec userSpec) (*store.User, error
 		Email: spec.Email, PasswordHash: hash, Active: spec.Active, Verified: spec.Verified,
 		Created: t, PasswordModified: t,
 	}
-	if err := s.store.CreateUser(u); err != nil {
+	if err := a.store.CreateUser(u); err != nil {
 		return nil, err
 	}
 	return u, nil
 }
 
-// addGroup validates and stores a new group; its name is a scope, so it
+// AddGroup validates and stores a new group; its name is a scope, so it
 // cannot contain spaces.
-func (s *Server) addGroup(name, description string) (*store.Group, error) {
+func (a *Accounts) AddGroup(name, description string) (*store.Group, error) {
 	if err := validName("displayName", name); err != nil {
 		return nil, err
 	}
@@ -78,14 +81,14 @@ func (s *Server) addGroup(name, description string) (*store.Group, error) {
 	}
 	t := store.Now()
 	g := &store.Group{ID: store.NewID(), DisplayName: name, Description: description, Created: t, Modified: t}
-	if err := s.store.CreateGroup(g); err != nil {
+	if err := a.store.CreateGroup(g); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
 
-// clientSpec is what it takes to register a client.
-type clientSpec struct {
+// ClientSpec is what it takes to register a client.
+type ClientSpec struct {
 	ID, Name, Secret                          string
 	Scope, Authorities, GrantTypes, Redirects []string
 	AutoApproveAll                            bool
@@ -93,31 +96,31 @@ type clientSpec struct {
 	AccessTTL, RefreshTTL                     time.Duration
 }
 
-// addClient validates and stores a new client.
-func (s *Server) addClient(ctx context.Context, spec clientSpec) (*store.Client, error) {
+// AddClient validates and stores a new client.
+func (a *Accounts) AddClient(ctx context.Context, spec ClientSpec) (*store.Client, error) {
 	if err := validateClient(spec); err != nil {
 		return nil, err
 	}
-	if _, dup := s.store.Client(spec.ID); dup {
+	if _, dup := a.store.Client(spec.ID); dup {
 		return nil, store.Conflictf("Client already exists: %s", spec.ID)
 	}
-	c, err := s.newClientRecord(ctx, spec)
+	c, err := a.NewClient(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.CreateClient(c); err != nil {
+	if err := a.store.CreateClient(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// newClientRecord hashes the secret of a validated spec.
-func (s *Server) newClientRecord(ctx context.Context, spec clientSpec) (*store.Client, error) {
+// NewClient is the client of a validated spec, its secret hashed.
+func (a *Accounts) NewClient(ctx context.Context, spec ClientSpec) (*store.Client, error) {
 	var hash []byte
 	if spec.Secret != "" {
 		var err error
-		if hash, err = s.hasher.Hash(ctx, []byte(spec.Secret)); err != nil {
-			return nil, invalidf("client_secret must be at most %d bytes", maxSecretBytes)
+		if hash, err = a.hasher.Hash(ctx, []byte(spec.Secret)); err != nil {
+			return nil, Invalidf("client_secret must be at most %d bytes", maxSecretBytes)
 		}
 	}
 	return &store.Client{
@@ -130,26 +133,26 @@ func (s *Server) newClientRecord(ctx context.Context, spec clientSpec) (*store.C
 	}, nil
 }
 
-func validateClient(spec clientSpec) error {
+func validateClient(spec ClientSpec) error {
 	if err := validName("client_id", spec.ID); err != nil {
 		return err
 	}
 	if strings.ContainsAny(spec.ID, ": ") {
-		return invalidf("client_id must not contain ':' or spaces (HTTP Basic could not carry it)")
+		return Invalidf("client_id must not contain ':' or spaces (HTTP Basic could not carry it)")
 	}
 	if len(spec.GrantTypes) == 0 {
-		return invalidf("An authorized grant type must be provided: one of %s", strings.Join(supportedGrants, ", "))
+		return Invalidf("An authorized grant type must be provided: one of %s", strings.Join(Grants, ", "))
 	}
 	for _, g := range spec.GrantTypes {
-		if !slices.Contains(supportedGrants, g) {
-			return invalidf("Unsupported grant type: %s; supported: %s", g, strings.Join(supportedGrants, ", "))
+		if !slices.Contains(Grants, g) {
+			return Invalidf("Unsupported grant type: %s; supported: %s", g, strings.Join(Grants, ", "))
 		}
 	}
 	if spec.AccessTTL < 0 || spec.RefreshTTL < 0 {
-		return invalidf("access_token_validity and refresh_token_validity must not be negative")
+		return Invalidf("access_token_validity and refresh_token_validity must not be negative")
 	}
 	if spec.Secret == "" && slices.Contains(spec.GrantTypes, "client_credentials") {
-		return invalidf("Client secret is required for the client_credentials grant")
+		return Invalidf("Client secret is required for the client_credentials grant")
 	}
 	for _, list := range [][]string{spec.Scope, spec.Authorities, spec.AutoApprove} {
 		for _, sc := range list {
@@ -163,19 +166,19 @@ func validateClient(spec clientSpec) error {
 
 // validateRedirects requires exact http(s) URIs: fosite matches them
 // exactly, so a wildcard would only ever fail later, at sign-in.
-func validateRedirects(spec clientSpec) error {
+func validateRedirects(spec ClientSpec) error {
 	if slices.Contains(spec.GrantTypes, "authorization_code") && len(spec.Redirects) == 0 {
-		return invalidf("A redirect_uri is required for the authorization_code grant")
+		return Invalidf("A redirect_uri is required for the authorization_code grant")
 	}
 	for _, raw := range spec.Redirects {
 		u, err := url.Parse(raw)
 		switch {
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-			return invalidf("Invalid redirect_uri %q: an absolute http or https URI is required", raw)
+			return Invalidf("Invalid redirect_uri %q: an absolute http or https URI is required", raw)
 		case u.Fragment != "" || strings.Contains(raw, "#"):
-			return invalidf("Invalid redirect_uri %q: it must not have a fragment", raw)
+			return Invalidf("Invalid redirect_uri %q: it must not have a fragment", raw)
 		case strings.Contains(raw, "*"):
-			return invalidf("Invalid redirect_uri %q: wildcards are not supported; register each exact URI", raw)
+			return Invalidf("Invalid redirect_uri %q: wildcards are not supported; register each exact URI", raw)
 		}
 	}
 	return nil
@@ -184,11 +187,11 @@ func validateRedirects(spec clientSpec) error {
 func validName(field, v string) error {
 	switch {
 	case v == "":
-		return invalidf("%s is required", field)
+		return Invalidf("%s is required", field)
 	case len(v) > maxNameBytes:
-		return invalidf("%s must be at most %d bytes", field, maxNameBytes)
+		return Invalidf("%s must be at most %d bytes", field, maxNameBytes)
 	case strings.ContainsFunc(v, unicode.IsControl):
-		return invalidf("%s must not contain control characters", field)
+		return Invalidf("%s must not contain control characters", field)
 	}
 	return nil
 }
@@ -198,7 +201,7 @@ func validScope(sc string) error {
 	if sc == "" || len(sc) > maxNameBytes || strings.ContainsFunc(sc, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || r == ',' || r == '"' || r == '\\'
 	}) {
-		return invalidf("Invalid scope %q: no spaces, commas, quotes or backslashes", sc)
+		return Invalidf("Invalid scope %q: no spaces, commas, quotes or backslashes", sc)
 	}
 	return nil
 }

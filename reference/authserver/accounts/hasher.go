@@ -1,4 +1,4 @@
-package authserver
+package accounts
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // registration rather than silently truncated.
 const maxSecretBytes = 72
 
-// maxMatchedSecrets bounds the memo of secretHasher.
+// maxMatchedSecrets bounds the memo of Hasher.
 const maxMatchedSecrets = 4096
 
 var (
@@ -22,24 +22,26 @@ var (
 	errSecretMatch   = errors.New("secret does not match")
 )
 
-// secretHasher is fosite's Hasher: bcrypt, plus a memo of the secret that
+// Hasher is fosite's Hasher of client secrets, and the hash of users'
+// passwords: bcrypt, plus a memo of the secret that
 // last matched each hash. A resource server authenticates on every
 // check_token call, and bcrypt's deliberate cost (tens of milliseconds)
 // would bound the fortune service's throughput; with the memo only the first
 // call pays it. A secret that never matched always goes through bcrypt, so
 // guessing stays as slow as bcrypt makes it.
-type secretHasher struct {
+type Hasher struct {
 	cost    int
 	mu      sync.Mutex
 	matched map[string][sha256.Size]byte // bcrypt hash -> SHA-256 of the secret
 }
 
-func newSecretHasher(cost int) *secretHasher {
-	return &secretHasher{cost: cost, matched: make(map[string][sha256.Size]byte)}
+// NewHasher hashes at bcrypt's cost.
+func NewHasher(cost int) *Hasher {
+	return &Hasher{cost: cost, matched: make(map[string][sha256.Size]byte)}
 }
 
 // Hash returns the bcrypt hash of secret.
-func (h *secretHasher) Hash(_ context.Context, secret []byte) ([]byte, error) {
+func (h *Hasher) Hash(_ context.Context, secret []byte) ([]byte, error) {
 	if len(secret) > maxSecretBytes {
 		return nil, errSecretTooLong
 	}
@@ -47,7 +49,7 @@ func (h *secretHasher) Hash(_ context.Context, secret []byte) ([]byte, error) {
 }
 
 // Compare returns nil when secret matches hash.
-func (h *secretHasher) Compare(_ context.Context, hash, secret []byte) error {
+func (h *Hasher) Compare(_ context.Context, hash, secret []byte) error {
 	if len(hash) == 0 || len(secret) > maxSecretBytes {
 		return errSecretMatch
 	}

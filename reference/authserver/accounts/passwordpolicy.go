@@ -1,15 +1,12 @@
-package authserver
+package accounts
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 )
 
 // DefaultPasswordMaxLength is UAA's password.policy.maxLength.
@@ -28,7 +25,9 @@ type PasswordPolicy struct {
 	RequireUpperCase, RequireLowerCase, RequireDigit, RequireSpecial int
 }
 
-func (p PasswordPolicy) withDefaults() (PasswordPolicy, error) {
+// WithDefaults is p with UAA's default maximum length when it has none,
+// or an error naming what is out of range.
+func (p PasswordPolicy) WithDefaults() (PasswordPolicy, error) {
 	if min(p.MinLength, p.MaxLength, p.RequireUpperCase, p.RequireLowerCase, p.RequireDigit, p.RequireSpecial) < 0 {
 		return p, errors.New("authserver: the password policy's numbers must not be negative")
 	}
@@ -48,17 +47,8 @@ type errPassword struct{ msg string }
 
 func (e *errPassword) Error() string { return e.msg }
 
-func isInvalidPassword(err error) bool { return errors.As(err, new(*errPassword)) }
-
-// writePasswordError answers as UAA does: 400, the text both as
-// error_description and as message.
-func writePasswordError(w http.ResponseWriter, err error) {
-	httpio.WriteJSON(w, http.StatusBadRequest, struct {
-		Error       string `json:"error"`
-		Description string `json:"error_description"`
-		Message     string `json:"message"`
-	}{"invalid_password", err.Error(), err.Error()})
-}
+// IsInvalidPassword reports whether err is a password the policy refuses.
+func IsInvalidPassword(err error) bool { return errors.As(err, new(*errPassword)) }
 
 // check returns an errPassword naming every rule password breaks, in UAA's
 // words and order; the minimum length is at least one, as in UAA.

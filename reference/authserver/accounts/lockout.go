@@ -1,4 +1,4 @@
-package authserver
+package accounts
 
 import (
 	"cmp"
@@ -8,9 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
@@ -37,7 +35,9 @@ type LockoutPolicy struct {
 	Period        time.Duration
 }
 
-func (p LockoutPolicy) withDefaults() (LockoutPolicy, error) {
+// WithDefaults is p with UAA's defaults for its zero fields, or an error
+// naming what is out of range.
+func (p LockoutPolicy) WithDefaults() (LockoutPolicy, error) {
 	if p.CountWithin < 0 || p.Period < 0 {
 		return p, errors.New("authserver: the lockout's counting window and period must not be negative")
 	}
@@ -49,14 +49,6 @@ func (p LockoutPolicy) withDefaults() (LockoutPolicy, error) {
 	p.Period = cmp.Or(p.Period, DefaultLockoutPeriod)
 	return p, nil
 }
-
-// Sign-in answers. A locked name gets lockedOut whatever the password, so
-// the page never tells a right password from a wrong one; an unknown name is
-// counted and locked like a user's, so no answer tells whether it exists.
-const (
-	lockedOut      = "Your account has been locked because of too many failed attempts to login."
-	signInDegraded = "Sign-in is unavailable right now. Please try again later."
-)
 
 // bucketLockout holds the failure counts: "user:"+id for users, and
 // "name:"+slot for names that are no user.
@@ -74,24 +66,26 @@ const bucketLockout = "lockout"
 // attempts, each one a bcrypt comparison. Users' counts are never evicted.
 const lockoutSlots = 1 << 16
 
-// lockout counts failed sign-ins in the store.
-type lockout struct {
+// Lockout counts failed sign-ins in the store.
+type Lockout struct {
+	// Now is the clock of the counts (time.Now); tests move it.
+	Now func() time.Time
+
 	policy LockoutPolicy
 	store  *store.Store
 	key    []byte // keys the hash that picks a name's slot and tag
 	slots  uint32
-	now    func() time.Time
 }
 
-// newLockout counts under p (withDefaults applied); the slots' key derives
+// NewLockout counts under p (WithDefaults applied); the slots' key derives
 // from the store's HMAC secret, so every replica picks the same slots.
-func newLockout(st *store.Store, secret []byte, p LockoutPolicy) *lockout {
+func NewLockout(st *store.Store, secret []byte, p LockoutPolicy) *Lockout {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte("lockout slots"))
-	return &lockout{policy: p, store: st, key: mac.Sum(nil), slots: lockoutSlots, now: time.Now}
+	return &Lockout{Now: time.Now, policy: p, store: st, key: mac.Sum(nil), slots: lockoutSlots}
 }
 
-func (l *lockout) enabled() bool { return l.policy.AfterFailures > 0 }
+func (l *Lockout) enabled() bool { return l.policy.AfterFailures > 0 }
 
 // failureRecord is what the store keeps of a subject: the times (Unix ms)
 // of its latest failures since its last success, oldest first, at most
@@ -108,7 +102,7 @@ type subject struct {
 	userID   string
 }
 
-func (l *lockout) subjectOf(u *store.User, name string) subject {
+func (l *Lockout) subjectOf(u *store.User, name string) subject {
 	if u != nil {
 		return subject{key: "user:" + u.ID, userID: u.ID}
 	}
@@ -124,7 +118,7 @@ func (l *lockout) subjectOf(u *store.User, name string) subject {
 // first makes the check and the count one transaction: of many attempts at
 // once, at most AfterFailures get their password checked. A success undoes
 // the count (succeeded).
-func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
+func (l *Lockout) begin(sub subject) (locked bool, failures int, err error) {
 	if !l.enabled() {
 		return false, 0, nil
 	}
@@ -133,7 +127,7 @@ func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
 		if err != nil {
 			return err
 		}
-		now := l.now()
+		now := l.Now()
 		if locked = l.isLocked(rec, now); locked {
 			failures = len(rec.Failures)
 			return nil
@@ -148,7 +142,7 @@ func (l *lockout) begin(sub subject) (locked bool, failures int, err error) {
 
 // read returns the subject's failures within the counting window; a slot
 // that counts for another name is read as empty.
-func (l *lockout) read(tx kv.Tx, sub subject) (*failureRecord, error) {
+func (l *Lockout) read(tx kv.Tx, sub subject) (*failureRecord, error) {
 	rec := new(failureRecord)
 	if _, err := store.GetJSON(tx, bucketLockout, sub.key, rec); err != nil {
 		return nil, err
@@ -156,7 +150,7 @@ func (l *lockout) read(tx kv.Tx, sub subject) (*failureRecord, error) {
 	if rec.Tag != sub.tag {
 		rec = &failureRecord{Tag: sub.tag}
 	}
-	since := l.now().Add(-l.policy.CountWithin).UnixMilli()
+	since := l.Now().Add(-l.policy.CountWithin).UnixMilli()
 	i := 0
 	for i < len(rec.Failures) && rec.Failures[i] <= since {
 		i++
@@ -167,17 +161,17 @@ func (l *lockout) read(tx kv.Tx, sub subject) (*failureRecord, error) {
 
 // isLocked is UAA's rule: AfterFailures failures within the window, the
 // latest within the period.
-func (l *lockout) isLocked(rec *failureRecord, now time.Time) bool {
+func (l *Lockout) isLocked(rec *failureRecord, now time.Time) bool {
 	n := len(rec.Failures)
 	return n >= l.policy.AfterFailures && now.Sub(time.UnixMilli(rec.Failures[n-1])) < l.policy.Period
 }
 
 // lockedUntil is when a subject that just reached AfterFailures failures
 // may try again.
-func (l *lockout) lockedUntil() time.Time { return l.now().Add(l.policy.Period) }
+func (l *Lockout) lockedUntil() time.Time { return l.Now().Add(l.policy.Period) }
 
 // succeeded resets a user's count.
-func (l *lockout) succeeded(sub subject) error {
+func (l *Lockout) succeeded(sub subject) error {
 	if !l.enabled() {
 		return nil
 	}
@@ -185,73 +179,6 @@ func (l *lockout) succeeded(sub subject) error {
 }
 
 // forget drops a deleted user's count.
-func (l *lockout) forget(userID string) error {
+func (l *Lockout) forget(userID string) error {
 	return l.store.Update(func(tx kv.Tx) error { return tx.Delete(bucketLockout, "user:"+userID) })
-}
-
-// signInRefusal is the sign-in page's answer to a refused attempt.
-type signInRefusal struct {
-	status  int
-	message string
-}
-
-// authenticate checks a sign-in under the lockout policy and logs UAA's
-// audit events. Whether the name is a user changes neither the answer nor
-// the work: one store read, one store write, one bcrypt comparison (against
-// a dummy hash for an unknown name), or no comparison at all when locked.
-func (s *Server) authenticate(r *http.Request, name, password string) (*store.User, *signInRefusal) {
-	u, known := s.store.UserByName(name)
-	if !known {
-		u = nil
-	}
-	sub := s.lockout.subjectOf(u, name)
-	audit := s.auditAttrs(r, name, sub)
-	locked, failures, err := s.lockout.begin(sub)
-	switch {
-	case err != nil:
-		s.log.Error("sign-in: the failure count cannot be read", "store", s.store.String(), "err", err)
-		return nil, &signInRefusal{http.StatusServiceUnavailable, signInDegraded}
-	case locked:
-		s.log.Info("sign-in refused: locked", append(audit, "failures", failures)...)
-		return nil, &signInRefusal{http.StatusUnauthorized, lockedOut}
-	}
-	if _, ok := s.checkPassword(r.Context(), u, password); ok {
-		if err := s.lockout.succeeded(sub); err != nil {
-			s.log.Error("sign-in: the failure count cannot be reset", "store", s.store.String(), "err", err)
-		}
-		return u, nil
-	}
-	event := "UserAuthenticationFailure"
-	if u == nil {
-		event = "UserNotFound" // UAA's event for a name that is no user
-	}
-	audit = append(audit, "failures", failures)
-	s.log.Info(event, audit...)
-	if failures == s.lockout.policy.AfterFailures {
-		s.log.Warn("UserAccountLocked", append(audit, "locked_until", s.lockout.lockedUntil().UTC().Format(time.RFC3339))...)
-	}
-	return nil, &signInRefusal{http.StatusUnauthorized, badCredentials}
-}
-
-// auditAttrs name the attempt in the audit events: the name as typed (cut
-// to maxNameBytes: a flood of long names must not flood the log), the user
-// id when it is a user, the caller's address.
-func (s *Server) auditAttrs(r *http.Request, name string, sub subject) []any {
-	attrs := []any{"username", cutName(name), "remote_addr", r.RemoteAddr}
-	if sub.userID != "" {
-		attrs = append(attrs, "user_id", sub.userID)
-	}
-	return attrs
-}
-
-// cutName cuts a name to maxNameBytes on a character boundary.
-func cutName(name string) string {
-	if len(name) <= maxNameBytes {
-		return name
-	}
-	n := maxNameBytes
-	for n > 0 && !utf8.RuneStart(name[n]) {
-		n--
-	}
-	return name[:n] + "…"
 }
