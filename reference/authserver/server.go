@@ -19,6 +19,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/keys"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/pages"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/scim"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/tokens"
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
@@ -93,9 +94,8 @@ type Server struct {
 	browsers *pages.Sessions
 	pages    *pages.Site
 	locks    *keyedLocks
+	scim     *scim.API
 	mux      *http.ServeMux
-
-	passwordPolicy accounts.PasswordPolicy
 }
 
 // New builds a server and registers the admin client (and the demo
@@ -152,13 +152,12 @@ func New(opts Options) (*Server, error) {
 		locks:    newKeyedLocks(),
 
 		accounts: accounts.New(st, hasher, accounts.NewLockout(st, secret, lockoutPolicy), log),
-
-		passwordPolicy: passwords,
 	}
 	if s.pages, err = pages.Load(log); err != nil {
 		return nil, err
 	}
 	s.buildProvider(opts, secret)
+	s.scim = scim.New(st, s.accounts, s.tokens, passwords, log)
 	if err := s.seed(opts); err != nil {
 		return nil, err
 	}
@@ -197,17 +196,17 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("GET /token_key", s.tokenKey)
 	m.HandleFunc("GET /.well-known/openid-configuration", s.discovery)
 	m.HandleFunc("GET /oauth/token/.well-known/openid-configuration", s.discovery)
-	m.HandleFunc("POST /Users", s.createUser)
-	m.HandleFunc("GET /Users", s.listUsers)
-	m.HandleFunc("DELETE /Users/{id}", s.deleteUser)
-	m.HandleFunc("POST /Groups", s.createGroup)
-	m.HandleFunc("GET /Groups", s.listGroups)
-	m.HandleFunc("DELETE /Groups/{id}", s.deleteGroup)
-	m.HandleFunc("POST /Groups/{id}/members", s.addMember)
-	m.HandleFunc("POST /oauth/clients", s.createClient)
-	m.HandleFunc("GET /oauth/clients", s.listClients)
-	m.HandleFunc("GET /oauth/clients/{id}", s.getClient)
-	m.HandleFunc("DELETE /oauth/clients/{id}", s.deleteClient)
+	m.HandleFunc("POST /Users", s.scim.CreateUser)
+	m.HandleFunc("GET /Users", s.scim.ListUsers)
+	m.HandleFunc("DELETE /Users/{id}", s.scim.DeleteUser)
+	m.HandleFunc("POST /Groups", s.scim.CreateGroup)
+	m.HandleFunc("GET /Groups", s.scim.ListGroups)
+	m.HandleFunc("DELETE /Groups/{id}", s.scim.DeleteGroup)
+	m.HandleFunc("POST /Groups/{id}/members", s.scim.AddMember)
+	m.HandleFunc("POST /oauth/clients", s.scim.CreateClient)
+	m.HandleFunc("GET /oauth/clients", s.scim.ListClients)
+	m.HandleFunc("GET /oauth/clients/{id}", s.scim.GetClient)
+	m.HandleFunc("DELETE /oauth/clients/{id}", s.scim.DeleteClient)
 	return m
 }
 

@@ -1,4 +1,4 @@
-package authserver
+package scim
 
 import (
 	"cmp"
@@ -50,7 +50,7 @@ func (e *scanTooLong) Error() string {
 // with eq (alone, under and, or on both sides of or) is answered from the
 // indexes; any other reads every user (at most maxScannedUsers). Matches are
 // listed as the unfiltered list is, oldest first, at most maxFilterResults.
-func (s *Server) listFilteredUsers(w http.ResponseWriter, r *http.Request, filter string) {
+func (s *API) listFilteredUsers(w http.ResponseWriter, r *http.Request, filter string) {
 	f, err := parseUserFilter(filter)
 	if err != nil {
 		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", "Invalid filter "+strconv.Quote(filter)+": "+err.Error())

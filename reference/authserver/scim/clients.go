@@ -1,4 +1,4 @@
-package authserver
+package scim
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ type clientOutput struct {
 	LastModified int64    `json:"lastModified"`
 }
 
-func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
+func (s *API) CreateClient(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "clients.write"); !ok {
 		return
 	}
@@ -68,7 +68,7 @@ func (s *Server) createClient(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusCreated, clientOutputOf(c))
 }
 
-func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
+func (s *API) GetClient(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "clients.read"); !ok {
 		return
 	}
@@ -80,10 +80,10 @@ func (s *Server) getClient(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusOK, clientOutputOf(c))
 }
 
-// listClients lists every client: GET /oauth/clients, in UAA's shape of a
+// ListClients lists every client: GET /oauth/clients, in UAA's shape of a
 // search result. UAA's filter, sortBy and paging are not supported: the
 // answer holds every client, by id.
-func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
+func (s *API) ListClients(w http.ResponseWriter, r *http.Request) {
 	if !s.tokens.Authorized(w, r, "clients.read") {
 		return
 	}
@@ -100,9 +100,9 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusOK, list)
 }
 
-// deleteClient removes a client with the approvals users gave it: DELETE
+// DeleteClient removes a client with the approvals users gave it: DELETE
 // /oauth/clients/{id}. The answer is the client that was removed.
-func (s *Server) deleteClient(w http.ResponseWriter, r *http.Request) {
+func (s *API) DeleteClient(w http.ResponseWriter, r *http.Request) {
 	if !s.tokens.Authorized(w, r, "clients.write") {
 		return
 	}

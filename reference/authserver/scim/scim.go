@@ -1,7 +1,8 @@
-package authserver
+package scim
 
 import (
 	"cmp"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -11,7 +12,29 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/authserver/accounts"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/httpio"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/store"
+	"github.com/fortune-tck/fortune-tck/reference/authserver/tokens"
 )
+
+// API is UAA's provisioning API: /Users, /Groups and /oauth/clients, each
+// handler answering a request whose bearer token lacks the scope it needs
+// (scim.read, scim.write, clients.read, clients.write) itself.
+type API struct {
+	store     *store.Store
+	accounts  *accounts.Accounts
+	tokens    *tokens.Strategy
+	passwords accounts.PasswordPolicy // of the users POST /Users creates
+	log       *slog.Logger
+}
+
+// New serves the records of st, registered through accts, to the holders
+// of tokens checked by tk; log receives the errors that are the server's
+// (nil discards them).
+func New(st *store.Store, accts *accounts.Accounts, tk *tokens.Strategy, passwords accounts.PasswordPolicy, log *slog.Logger) *API {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &API{store: st, accounts: accts, tokens: tk, passwords: passwords, log: log}
+}
 
 // The SCIM shapes of UAA's /Users and /Groups.
 var scimSchemas = []string{"urn:scim:schemas:core:1.0"}
@@ -99,7 +122,7 @@ type userInput struct {
 	Origin   string      `json:"origin"`
 }
 
-func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
+func (s *API) CreateUser(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
 		return
 	}
@@ -116,7 +139,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 		UserName: in.UserName, GivenName: in.Name.GivenName, FamilyName: in.Name.FamilyName,
 		Email: primaryEmail(in.Emails), Password: in.Password,
 		Active: in.Active == nil || *in.Active, Verified: in.Verified == nil || *in.Verified,
-		Policy: s.passwordPolicy,
+		Policy: s.passwords,
 	})
 	if err != nil {
 		s.provisioningError(w, err, "scim_resource_already_exists", "invalid_scim_resource")
@@ -138,8 +161,8 @@ func primaryEmail(emails []scimEmail) string {
 	return ""
 }
 
-// listUsers lists every user, or those a filter selects (scim_filter.go).
-func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
+// ListUsers lists every user, or those a filter selects (scim_filter.go).
+func (s *API) ListUsers(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "scim.read"); !ok {
 		return
 	}
@@ -154,7 +177,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusOK, newSCIMList(out))
 }
 
-func (s *Server) scimUserOf(u *store.User) scimUser {
+func (s *API) scimUserOf(u *store.User) scimUser {
 	groups := []scimGroupRef{}
 	for _, g := range s.store.GroupsOf(u.ID) {
 		groups = append(groups, scimGroupRef{Value: g.ID, Display: g.DisplayName, Type: "DIRECT"})
@@ -176,7 +199,7 @@ type groupInput struct {
 	Members     []scimMember `json:"members"`
 }
 
-func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
+func (s *API) CreateGroup(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
 		return
 	}
@@ -198,8 +221,8 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusCreated, scimGroupOf(g))
 }
 
-// listGroups supports the filter displayName eq "..." only.
-func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
+// ListGroups supports the filter displayName eq "..." only.
+func (s *API) ListGroups(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "scim.read"); !ok {
 		return
 	}
@@ -229,8 +252,8 @@ func scimGroupOf(g *store.Group) scimGroup {
 	}
 }
 
-// addMember adds a user to a group: POST /Groups/{id}/members.
-func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
+// AddMember adds a user to a group: POST /Groups/{id}/members.
+func (s *API) AddMember(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
 		return
 	}
@@ -257,9 +280,9 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusCreated, scimMember{Value: in.Value, Type: "USER", Origin: store.OriginUAA})
 }
 
-// deleteUser removes a user, with its memberships and approvals: DELETE
+// DeleteUser removes a user, with its memberships and approvals: DELETE
 // /Users/{id}. As in UAA, the answer is the user that was removed.
-func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
+func (s *API) DeleteUser(w http.ResponseWriter, r *http.Request) {
 	if !s.tokens.Authorized(w, r, "scim.write") {
 		return
 	}
@@ -274,9 +297,9 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) {
 	httpio.WriteJSON(w, http.StatusOK, s.scimUserOf(u))
 }
 
-// deleteGroup removes a group: DELETE /Groups/{id}. Its members lose the
+// DeleteGroup removes a group: DELETE /Groups/{id}. Its members lose the
 // scope it names; the answer is the group that was removed.
-func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
+func (s *API) DeleteGroup(w http.ResponseWriter, r *http.Request) {
 	if !s.tokens.Authorized(w, r, "scim.write") {
 		return
 	}
@@ -290,7 +313,7 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
 
 // provisioningError answers a store or validation error: 404, 409 with the
 // given code, or 400 with the given code.
-func (s *Server) provisioningError(w http.ResponseWriter, err error, conflictCode, invalidCode string) {
+func (s *API) provisioningError(w http.ResponseWriter, err error, conflictCode, invalidCode string) {
 	switch {
 	case store.IsNotFound(err):
 		httpio.WriteError(w, http.StatusNotFound, "scim_resource_not_found", err.Error())
