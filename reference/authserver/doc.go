@@ -28,13 +28,26 @@
 // array). Redirect URIs match exactly, as fosite does (a loopback redirect may
 // use any port, RFC 8252); wildcards are refused at registration.
 //
-// Sign-in follows UAA's lockoutPolicy (package accounts): failures are counted per
-// user name in the store, a name that is no user alike, and a locked name is
-// refused whatever the password. Users created through POST /Users keep
-// UAA's passwordPolicy (package accounts).
+// Sign-in follows UAA's lockoutPolicy and users created through POST
+// /Users keep UAA's passwordPolicy (package accounts). Users, groups,
+// clients, approvals, codes, tokens, revocations and the signing keys live
+// in Options.Store (package kv: memory, a bbolt file, or PostgreSQL shared
+// by replicas); without one they live in this process's memory and are
+// lost at restart.
 //
-// Users, groups, clients, approvals, codes, tokens, revocations and the
-// signing keys live in Options.Store (package kv: memory, a bbolt file, or
-// PostgreSQL shared by replicas). Without one they live in this process's
-// memory and are lost at restart.
+// This package is the wiring: Options and New, the routes, fosite's
+// composition (provider.go), and the OAuth and OpenID Connect endpoints on
+// it: sign-in and consent (login.go, authorize.go), the token endpoint,
+// check_token, introspection and revocation, userinfo, discovery and the
+// JWKS, and the demo identities (seed.go). The concerns they use are
+// packages of their own, each importing only those below it:
+//
+//	scim       the provisioning API: /Users, /Groups (SCIM's filter), /oauth/clients
+//	tokens     access tokens: UAA's claims, the check in UAA's order, the bearer check
+//	accounts   registration rules, password hashing and policy, sign-in and lockout
+//	keys       the signing keys, their rotation, fosite's HMAC secret
+//	pages      the HTML pages and the browser sessions behind the cookie
+//	store      every record in the kv store, fosite's storage, the token tables
+//	kv         the key-value stores: memory, bbolt, PostgreSQL
+//	httpio     UAA's JSON answers and errors, bounded bodies, bearer tokens
 package authserver
