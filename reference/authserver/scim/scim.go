@@ -161,7 +161,7 @@ func primaryEmail(emails []scimEmail) string {
 	return ""
 }
 
-// ListUsers lists every user, or those a filter selects (scim_filter.go).
+// ListUsers lists every user, or those a filter selects (filter.go).
 func (s *API) ListUsers(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.tokens.RequireScope(w, r, "scim.read"); !ok {
 		return
