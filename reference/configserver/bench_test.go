@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/fortune-tck/fortune-tck/reference/internal/httpx"
 )
@@ -68,12 +67,12 @@ func benchGet(b *testing.B, h http.Handler, path string, before func()) {
 }
 
 // BenchmarkFirstRequestAfterCommit measures the first request after a
-// commit that changes one file (the copy of the commit and the answer),
-// the commit made untimed before each request, as git makes it (loose
-// objects):
+// commit that changes one file (the mirror brought up to date, then the
+// answer), the commit made untimed before each request, loose, as git
+// commit writes it:
 //
 //	Baseline     a repository of 10 files
-//	Files10000   10,000 files: issue 30 wants it within 2x of Baseline
+//	Files10000   10,000 files in one directory (make scale's budget: 50 ms)
 func BenchmarkFirstRequestAfterCommit(b *testing.B) {
 	b.Run("Baseline", func(b *testing.B) { benchFirstRequest(b, 10) })
 	b.Run("Files10000", func(b *testing.B) { benchFirstRequest(b, 10_000) })
@@ -86,18 +85,16 @@ func benchFirstRequest(b *testing.B, files int) {
 		all[fmt.Sprintf("app%05d.yml", i)] = fmt.Sprintf("greeting:\n  message: hello %d\n", i)
 	}
 	head := importCommits(b, o, all)
+	o.git("gc", "-q")
 	s := newServer(b, Options{URI: o.dir})
 	path := "/app00001/default"
 	get(s, path)
-	objects := filepath.Join(o.dir, ".git", "objects")
 	k := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
 		k++
-		s.mirror.background.Wait() // what the last commit's request left to do aside (indexing its tree, packing)
-		head = commitOneFile(b, objects, head, "app00001.yml", fmt.Sprintf("greeting:\n  message: round %d\n", k))
-		setBranch(b, o, "master", head)
+		head = commitOneFile(b, o, head, "app00001.yml", fmt.Sprintf("greeting:\n  message: round %d\n", k))
 		b.StartTimer()
 		if rec := get(s, path); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), fmt.Sprintf("round %d", k)) {
 			b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
@@ -105,50 +102,27 @@ func benchFirstRequest(b *testing.B, files int) {
 	}
 }
 
-// commitOneFile commits, on parent, a new content of the file name at the
-// top of its tree, writing loose objects as git commit does.
-func commitOneFile(tb testing.TB, objects string, parent plumbing.Hash, name, content string) plumbing.Hash {
+// commitOneFile commits on parent, and moves master to, a new content of
+// the file name at the top of the tree, written loose by go-git.
+func commitOneFile(tb testing.TB, o *origin, parent plumbing.Hash, name, content string) plumbing.Hash {
 	tb.Helper()
-	store := &objectStore{objects: objects, open: func() (storer.EncodedObjectStorer, func(), error) {
-		repo, err := git.PlainOpen(filepath.Dir(filepath.Dir(objects)))
-		if err != nil {
-			return nil, nil, err
-		}
-		return repo.Storer, func() {}, nil
-	}}
-	pc, err := store.read(parent)
+	pc, err := o.repo.CommitObject(parent)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	treeID, _, err := commitLinks(pc.data)
+	tree, err := pc.Tree()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	to, err := store.read(treeID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tree, err := parseTree(treeID, to.data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	blob := write(tb, objects, plumbing.BlobObject, []byte(content))
-	i, ok := tree.find([]byte(name))
-	if !ok {
+	i := slices.IndexFunc(tree.Entries, func(e object.TreeEntry) bool { return e.Name == name })
+	if i < 0 {
 		tb.Fatalf("no %s in the tree", name)
 	}
-	data := slices.Clone(tree.data)
-	copy(data[tree.ents[i].end-20:tree.ents[i].end], blob[:])
-	newTree := write(tb, objects, plumbing.TreeObject, data)
-	commit := fmt.Sprintf("tree %s\nparent %s\nauthor t <t@example.com> 1700000000 +0000\ncommitter t <t@example.com> 1700000000 +0000\n\n%s\n", newTree, parent, content)
-	return write(tb, objects, plumbing.CommitObject, []byte(commit))
-}
-
-func write(tb testing.TB, objects string, typ plumbing.ObjectType, data []byte) plumbing.Hash {
-	tb.Helper()
-	h := plumbing.ComputeHash(typ, data)
-	if _, err := writeLoose(objects, h, &gitObject{typ: typ, data: data}); err != nil {
-		tb.Fatal(err)
-	}
+	entries := slices.Clone(tree.Entries)
+	entries[i].Hash = storeBlob(tb, o.repo, content)
+	sig := object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0)}
+	h := storeObject(tb, o.repo, &object.Commit{Author: sig, Committer: sig, Message: content,
+		TreeHash: storeObject(tb, o.repo, &object.Tree{Entries: entries}), ParentHashes: []plumbing.Hash{parent}})
+	setBranch(tb, o, "master", h)
 	return h
 }

@@ -1,6 +1,6 @@
 // Package configserver is the reference configuration server: a Spring Cloud
-// Config Server compatible HTTP service backed by a git repository (go-git, no
-// git binary needed).
+// Config Server compatible HTTP service backed by a git repository, through
+// go-git (no git binary needed).
 //
 // Routes (GET and HEAD only):
 //
@@ -9,26 +9,27 @@
 //	/{label}/{application}-{profiles}.{ext}      one merged document
 //	/health                                      {"status":"UP"}
 //
-// Freshness: the repository is fetched on every request, so a pushed commit is
-// visible on the very next request. Concurrent requests share fetches, but a
-// request is only ever answered after a fetch that started after it arrived.
-// When the remote is unreachable the last fetched copy is served (a warning is
-// logged); with no copy at all the answer is 503 Service Unavailable (404 when
-// the remote says the repository does not exist).
+// It owns, by concern: the routes and names a request may use (handler.go,
+// names.go, errors.go); which files answer it, in Spring's precedence, and
+// the answer's formats (environment.go, yaml.go, props.go, document.go,
+// tree.go); and the repository (the types mirror, freshness, local, remote
+// and objectFiles).
 //
-// The local copy is a bare repository kept as git keeps one: a repository
-// on this machine is copied without a git transport (copy.go), reading of
-// each new commit only what it changed against its parents (a tree diff,
-// entry by entry in the stored trees), so that the first request after a
-// one-file commit costs about the same with 10 files or 10,000. A copy of
-// few objects is written loose (a commit's loose files as they are), a
-// larger one as a pack, trees as deltas; loose objects are packed aside
-// once there are many, packs merged once there are many (store.go). The
-// copy stays about the size of the repository packed by git.
+// Every answer is read, through go-git's storage, from a bare mirror of the
+// repository in the base directory (mirror.go). Before each request the
+// mirror is brought up to date by an update that started after the request
+// arrived, shared by the requests that arrived meanwhile (fresh.go,
+// coalesce.go), so a pushed commit is visible at the very next request. A
+// remote repository is fetched with go-git (fetch.go); a repository on this
+// machine has its refs read through go-git and, when they changed, its object
+// files copied into the mirror as git clone of a local path does (local.go,
+// objfiles.go). When the repository is unreachable, gone or broken the last
+// good copy is served (a warning is logged); with no copy at all the answer
+// is 503 Service Unavailable (404 when the repository does not exist).
 //
 // Answers for an unchanged commit come from a cache keyed by commit id,
-// application and profiles; parsed files are cached by blob hash. Both caches
-// are bounded LRUs.
+// application, profiles and label; parsed files are cached by blob hash.
+// Both caches are bounded LRUs.
 //
 // Property source keys keep the file order (as Spring's LinkedHashMap does);
 // the .properties document is sorted by key.

@@ -36,7 +36,7 @@ func (s *Server) environment(ctx context.Context, q query) (*environment, error)
 
 // commit fetches and resolves the label.
 func (s *Server) commit(ctx context.Context, label string) (plumbing.Hash, error) {
-	if err := s.mirror.sync(ctx); err != nil {
+	if err := s.fresh.sync(ctx); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return s.mirror.resolve(label)

@@ -3,111 +3,104 @@ package configserver
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"maps"
+	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
-// sync brings the mirror up to date with a fetch (or, for a repository on
-// this machine, a read of its refs) that starts after the call: concurrent
-// requests share one, and none is answered from a check older than itself.
-// A failed fetch is not an error while an older copy exists.
-func (m *mirror) sync(ctx context.Context) error {
-	err := m.fetches.do(ctx)
-	if err == nil {
-		if m.failing.Swap(false) {
-			m.log.Info("configuration repository reachable again", "uri", m.display)
-		}
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
-	}
-	if !m.hasCopy.Load() {
-		return &unavailableError{uri: m.display, err: err}
-	}
-	if !m.failing.Swap(true) {
-		m.log.Warn("cannot fetch the configuration repository; serving the last fetched copy", "uri", m.display, "err", err)
-	} else {
-		m.log.Debug("fetch still failing; serving the last fetched copy", "uri", m.display, "err", err)
-	}
-	return nil
+// maxPacks is how many packs the mirror of a remote repository gathers
+// (one per fetch that brought something) before go-git repacks them into
+// one: go-git searches packs one by one.
+const maxPacks = 32
+
+// remote is a repository reached over a network (http, https, ssh, git),
+// fetched into the mirror with go-git.
+type remote struct {
+	url     string
+	display string
+	auth    transport.AuthMethod
+	timeout time.Duration
+	log     *slog.Logger
+	mirror  *mirror
 }
 
-// fetch runs one fetch; the coalescer guarantees there is only one at a
-// time. It first lists the remote's refs: when they match the local copy,
-// which is the common case, it skips go-git's fetch, which rewrites every
-// ref file even when nothing changed.
-func (m *mirror) fetch() error {
-	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
+// update runs one fetch; the coalescer runs one at a time. It first lists
+// the remote's refs: when they match the mirror's, which is the common
+// case, it skips go-git's fetch, which rewrites every ref file even when
+// nothing changed.
+func (r *remote) update() error {
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 	defer cancel()
-	remoteRefs, err := m.listRemote(ctx)
+	remoteRefs, err := r.list(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		m.hasCopy.Store(true)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	m := r.mirror
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if maps.Equal(remoteRefs, m.localRefs()) {
-		m.hasCopy.Store(true)
+	if maps.Equal(remoteRefs, *m.known.Load()) {
 		return nil
 	}
-	err = m.fetchRefs(ctx)
+	repack := false
+	err = r.fetch(ctx)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// The remote was replaced by a repository with an unrelated history
-		// (re-created or migrated): go-git offers the local commits as
+		// (re-created or migrated): go-git offers the mirror's commits as
 		// common ground and the fetch fails on them. Fetch it from scratch.
-		m.log.Warn("the configuration repository's history changed; fetching it again", "uri", m.display)
-		err = m.refetch(ctx)
+		r.log.Warn("the configuration repository's history changed; fetching it again", "uri", r.display)
+		err, repack = r.refetch(ctx), true
 	}
 	switch {
 	case err == nil:
-		m.repackIfNeeded()
-		refs := m.localRefs()
-		m.known.Store(&refs)
+		r.repackIfNeeded(repack)
+		return m.reload()
 	case errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository):
-	default:
-		return err
+		return nil
 	}
-	m.hasCopy.Store(true)
-	return nil
+	return err
 }
 
-func (m *mirror) fetchRefs(ctx context.Context) error {
-	return m.repo.FetchContext(ctx, &git.FetchOptions{
+func (r *remote) fetch(ctx context.Context) error {
+	return r.mirror.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: remoteName,
 		RefSpecs:   refSpecs,
-		Auth:       m.auth,
+		Auth:       r.auth,
 		Tags:       git.NoTags, // the refspecs already name every tag
 		Prune:      true,
 		Force:      true,
 	})
 }
 
-// refetch fetches with no local branches or tags, so that nothing of the old
-// history is offered to the remote; the caller holds mu. When the fetch
-// fails, the old references are put back and the old copy is served. The
-// objects of the old history go at the next repack.
-func (m *mirror) refetch(ctx context.Context) error {
-	old := m.localRefs()
+// refetch fetches with no branches or tags in the mirror, so that nothing
+// of the old history is offered to the remote; the caller holds mu. When
+// the fetch fails, the old references are put back and the old copy is
+// served.
+func (r *remote) refetch(ctx context.Context) error {
+	m := r.mirror
+	old := *m.known.Load()
 	for name := range old {
 		if err := m.repo.Storer.RemoveReference(name); err != nil {
 			return err
 		}
 	}
-	err := m.fetchRefs(ctx)
+	err := r.fetch(ctx)
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
-		m.forceRepack = true
 		return err
 	}
-	for name := range m.localRefs() {
-		_ = m.repo.Storer.RemoveReference(name)
+	if stored, serr := m.storedRefs(); serr == nil {
+		for name := range stored {
+			_ = m.repo.Storer.RemoveReference(name)
+		}
 	}
 	for name, h := range old {
 		_ = m.repo.Storer.SetReference(plumbing.NewHashReference(name, h))
@@ -115,40 +108,45 @@ func (m *mirror) refetch(ctx context.Context) error {
 	return err
 }
 
-// listRemote returns the remote's branches and tags under the local names
-// the refspecs map them to. It does not touch the local copy, so it runs
-// without the lock.
-func (m *mirror) listRemote(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
-	rem := git.NewRemote(nil, &config.RemoteConfig{Name: remoteName, URLs: []string{m.remote}})
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: m.auth})
+// repackIfNeeded has go-git write what the refs reach into one pack once
+// there are many, and after a refetch, whose old history then goes; the
+// caller holds mu.
+func (r *remote) repackIfNeeded(force bool) {
+	packs, err := r.mirror.repo.Storer.(storer.PackedObjectStorer).ObjectPacks()
+	if err != nil || !force && len(packs) <= maxPacks {
+		return
+	}
+	if err := r.mirror.repo.RepackObjects(&git.RepackConfig{}); err != nil {
+		r.log.Warn("repacking the local copy failed", "err", err)
+	}
+	r.mirror.reindex()
+}
+
+// list returns the remote's branches and tags under the mirror's names. It
+// does not touch the mirror, so it runs without the lock.
+func (r *remote) list(ctx context.Context) (refMap, error) {
+	rem := git.NewRemote(nil, &config.RemoteConfig{Name: remoteName, URLs: []string{r.url}})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: r.auth})
 	if err != nil {
 		return nil, err
 	}
-	mapped := make(map[plumbing.ReferenceName]plumbing.Hash, len(refs))
-	for _, r := range refs {
-		switch {
-		case r.Type() != plumbing.HashReference:
-		case r.Name().IsBranch():
-			mapped[plumbing.NewRemoteReferenceName(remoteName, r.Name().Short())] = r.Hash()
-		case r.Name().IsTag():
-			mapped[r.Name()] = r.Hash()
+	mapped := make(refMap, len(refs))
+	for _, ref := range refs {
+		if ref.Type() == plumbing.HashReference {
+			addRef(mapped, ref.Name(), ref.Hash())
 		}
 	}
 	return mapped, nil
 }
 
-// localRefs returns the fetched branches and tags; the caller holds mu.
-func (m *mirror) localRefs() map[plumbing.ReferenceName]plumbing.Hash {
-	local := make(map[plumbing.ReferenceName]plumbing.Hash)
-	refs, err := m.repo.References()
-	if err != nil {
-		return nil
+// addRef records a branch or tag under the name the mirror gives it.
+func addRef(refs refMap, name plumbing.ReferenceName, h plumbing.Hash) {
+	switch {
+	case name.IsBranch():
+		// Not NewRemoteReferenceName and Short, which format and parse with
+		// fmt: a local repository's refs are read for every request.
+		refs[plumbing.ReferenceName("refs/remotes/"+remoteName+"/"+strings.TrimPrefix(string(name), "refs/heads/"))] = h
+	case name.IsTag():
+		refs[name] = h
 	}
-	_ = refs.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() == plumbing.HashReference && (r.Name().IsRemote() || r.Name().IsTag()) {
-			local[r.Name()] = r.Hash()
-		}
-		return nil
-	})
-	return local
 }

@@ -4,209 +4,124 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// refMap is branches and tags under the mirror's names
-// (refs/remotes/origin/NAME, refs/tags/NAME).
-type refMap = map[plumbing.ReferenceName]plumbing.Hash
-
-// source is a repository on this machine (a path or a file:// URL). Its
-// refs are read from its files on every check, a few small reads rather
-// than a fetch, and the objects of a changed ref are copied into the
-// mirror without any git transport (copy.go): go-git's transports are
-// process-wide, and a library must not change process-wide state.
-type source struct {
-	path  string
-	files *refScanner
+// local is a repository on this machine (a path or a file:// URL). Its refs
+// are read through go-git on every update, a few small reads rather than a
+// fetch; when they changed, its object files are copied into the mirror
+// (objfiles.go) before the mirror's refs are set to them. Why not a go-git
+// fetch: go-git fetches a local path either through the git binary, which
+// the reference's image does not have, or through its in-process server,
+// which walks the whole history for every fetch (docs/performance.md).
+type local struct {
+	path   string
+	mirror *mirror
+	files  *objectFiles
+	// repo is the repository, opened through go-git; nil until it opens,
+	// and after a reading failed.
+	repo *git.Repository
 }
 
-func newSource(path string) *source {
-	return &source{path: path, files: newRefScanner(path, newRefReader())}
-}
+// errGone is a path that held the repository and holds none any more.
+var errGone = errors.New("no repository there any more")
 
-// read lists the source's branches and tags, mapped as fetched; an empty
-// map for a repository without any. unchanged (with no refs) means its ref
-// files hold the bytes remembered for known: its refs are *known. A path
-// that holds no repository (any more) is an error, so that the mirror
-// keeps what it has.
-func (s *source) read(known *refMap) (refs refMap, unchanged bool, err error) {
-	err = s.files.scan()
-	if errors.Is(err, errNoGitDir) {
-		refs, err = s.repoRefs()
-		return refs, false, err
-	}
-	if err == nil && s.files.unchanged(known) {
-		return nil, true, nil
-	}
-	if err == nil {
-		refs, err = s.files.refs()
-	}
+// update makes the mirror's refs the repository's, copying the objects
+// they need first. A path that holds no repository (any more) is an
+// error, so that the mirror keeps what it has; an empty repository is
+// nothing to serve yet, and nothing failed.
+func (l *local) update() error {
+	refs, err := l.refs()
 	if err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", s.path, err)
-	}
-	return refs, false, nil
-}
-
-// remember marks the last reading as that of known.
-func (s *source) remember(known *refMap) { s.files.remember(known) }
-
-// repoRefs reads the refs through go-git, for a layout the scanner does
-// not know.
-func (s *source) repoRefs() (refMap, error) {
-	repo, err := s.open()
-	if err != nil {
-		return nil, err
-	}
-	refs, err := repoRefs(repo)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", s.path, err)
-	}
-	return refs, nil
-}
-
-// objects reads the source's objects: loose ones from their files, the
-// others through go-git with a bounded cache, opened on first need (a
-// commit just made is all loose) and afresh for each copy, since go-git
-// loads a repository's pack indexes once and would not see packs pushed
-// later.
-func (s *source) objects() *objectStore {
-	dir := ""
-	if s.files.found != nil {
-		dir = s.files.found.dir
-	}
-	st := &objectStore{open: func() (storer.EncodedObjectStorer, func(), error) {
-		if dir == "" {
-			repo, err := s.open()
-			if err != nil {
-				return nil, nil, err
-			}
-			return repo.Storer, func() {}, nil
-		}
-		fs := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(sourceCacheBytes), filesystem.Options{KeepDescriptors: true})
-		return fs, func() { _ = fs.Close() }, nil
-	}}
-	if dir != "" {
-		st.objects = filepath.Join(dir, "objects")
-	}
-	return st
-}
-
-// sourceCacheBytes bounds go-git's cache of the source's objects during a
-// copy: the bases of a chain of deltas of a tree, each resolved once when
-// a history is read in order (40 versions of a tree of 10,000 entries).
-const sourceCacheBytes = 16 * cache.MiByte
-
-// open opens the repository; a missing one is ErrRepositoryNotFound, which
-// the server answers 404 as Spring does.
-func (s *source) open() (*git.Repository, error) {
-	repo, err := git.PlainOpen(s.path)
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return nil, fmt.Errorf("%s: %w", s.path, transport.ErrRepositoryNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", s.path, err)
-	}
-	return repo, nil
-}
-
-// syncLocal makes the mirror's refs those of the source, copying the
-// objects they need first. A request that arrives after a commit reads the
-// commit's ref itself, so it is served the commit.
-func (m *mirror) syncLocal() error {
-	known := m.known.Load()
-	refs, unchanged, err := m.source.read(known)
-	switch {
-	case err != nil || unchanged:
 		return err
-	case len(refs) == 0: // an empty repository: nothing to serve yet, nothing failed
-		m.hasCopy.Store(true)
-		return nil
-	case maps.Equal(refs, *known):
-		m.source.remember(known)
+	}
+	m := l.mirror
+	if len(refs) == 0 || maps.Equal(refs, *m.known.Load()) {
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.applyLocal()
+	if err := l.apply(refs); err != nil {
+		return fmt.Errorf("copying from %s: %w", l.path, err)
+	}
+	return nil
 }
 
-// applyLocal reads the refs again under mu, since refs read before it may
-// be older than those another request applied meanwhile and must not
-// replace them, then copies what they need and sets them.
-func (m *mirror) applyLocal() error {
-	known := m.known.Load()
-	refs, unchanged, err := m.source.read(known)
-	switch {
-	case err != nil || unchanged || len(refs) == 0:
-		return err
-	case maps.Equal(refs, *known):
-		m.source.remember(known)
-		return nil
+// refs reads the repository's branches and tags, mapped as fetched. The
+// repository is opened again after a failed reading: it may have been
+// replaced by one of another layout (bare, or with a work tree).
+func (l *local) refs() (refMap, error) {
+	if l.repo != nil {
+		if refs, err := readRefs(l.repo); err == nil {
+			return refs, nil
+		}
+		l.repo = nil
 	}
-	if err := m.copyLocal(refs); err != nil {
+	repo, err := git.PlainOpen(l.path)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%s: %w", l.path, transport.ErrRepositoryNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", l.path, err)
+	}
+	refs, err := readRefs(repo)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", l.path, err)
+	}
+	l.repo = repo
+	return refs, nil
+}
+
+// readRefs lists the branches and tags of repo; one without a HEAD is gone.
+func readRefs(repo *git.Repository) (refMap, error) {
+	iter, err := repo.Storer.IterReferences()
+	if err != nil {
+		return nil, err
+	}
+	refs, head := refMap{}, false
+	err = iter.ForEach(func(r *plumbing.Reference) error {
+		head = head || r.Name() == plumbing.HEAD
+		if r.Type() == plumbing.HashReference {
+			addRef(refs, r.Name(), r.Hash())
+		}
+		return nil
+	})
+	if err == nil && !head {
+		err = errGone
+	}
+	return refs, err
+}
+
+// apply copies the object files the mirror lacks, checks that it holds
+// what refs name, sets them, then removes the files the repository no
+// longer has; the caller holds the mirror's lock.
+func (l *local) apply(refs refMap) error {
+	src, ok := l.repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return errors.New("not a repository on disk")
+	}
+	m := l.mirror
+	added, err := l.files.copyFrom(src)
+	if added {
+		m.reindex()
+	}
+	if err != nil {
 		return err
+	}
+	for name, h := range refs {
+		if !m.holds(h) {
+			return fmt.Errorf("%s names %s, which the repository does not hold whole", name, h)
+		}
 	}
 	if err := m.setRefs(refs); err != nil {
 		return err
 	}
-	m.source.remember(m.known.Load())
-	m.hasCopy.Store(true)
-	m.maintain()
-	return nil
-}
-
-// copyLocal copies into the mirror what refs reach and it lacks: the
-// changes of each new commit (copier), written loose when few, else as a
-// pack; the caller holds mu.
-func (m *mirror) copyLocal(refs refMap) error {
-	src := m.source.objects()
-	defer src.close()
-	sink := &objectSink{objects: m.objectsDir(), limit: unpackLimit, src: src}
-	c := m.newCopier(src, m.hasObject, sink)
-	c.indexLater = m.indexLater // a new commit's trees; not those a repack reads again
-	tips := make([]plumbing.Hash, 0, len(refs))
-	for _, h := range refs {
-		tips = append(tips, h)
+	if l.files.prune() {
+		m.reindex()
 	}
-	err := c.copy(tips)
-	if err == nil {
-		err = sink.finish()
-	}
-	if err != nil {
-		sink.abort()
-		return fmt.Errorf("copying from %s: %w", m.source.path, err)
-	}
-	m.stored(sink)
-	return nil
-}
-
-// setRefs makes the mirror's branches and tags exactly refs (pruning the
-// others) and remembers them; the caller holds mu.
-func (m *mirror) setRefs(refs refMap) error {
-	for name := range *m.known.Load() {
-		if _, ok := refs[name]; !ok {
-			if err := m.repo.Storer.RemoveReference(name); err != nil {
-				return err
-			}
-		}
-	}
-	for name, h := range refs {
-		if (*m.known.Load())[name] == h {
-			continue
-		}
-		if err := m.repo.Storer.SetReference(plumbing.NewHashReference(name, h)); err != nil {
-			return err
-		}
-	}
-	m.known.Store(&refs)
 	return nil
 }

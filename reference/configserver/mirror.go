@@ -4,19 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // MaxFileSize is the largest configuration file served (4 MiB); a request
@@ -24,8 +24,10 @@ import (
 const MaxFileSize = 4 << 20
 
 const (
-	remoteName  = "origin"
-	maxFileSize = MaxFileSize
+	remoteName = "origin"
+	// mirrorCacheBytes bounds go-git's cache of the mirror's objects: a
+	// tree of 10,000 files is 400 KB.
+	mirrorCacheBytes = 8 * cache.MiByte
 )
 
 var refSpecs = []config.RefSpec{
@@ -33,90 +35,148 @@ var refSpecs = []config.RefSpec{
 	"+refs/tags/*:refs/tags/*",
 }
 
-// mirror is a bare local copy of the configuration repository, fetched on
-// demand. All go-git access goes through mu: a go-git repository is not safe
-// for concurrent use, and a fetch rewrites refs and packs under readers.
+// refMap is branches and tags under the mirror's names
+// (refs/remotes/origin/NAME, refs/tags/NAME).
+type refMap = map[plumbing.ReferenceName]plumbing.Hash
+
+// mirror is the bare repository in the base directory that every answer
+// is read from, through go-git's storage. Its source (local.go, fetch.go)
+// brings it up to date; it keeps what it holds when the source is gone.
+// All go-git access goes through mu: a go-git repository is not safe for
+// concurrent use, and an update changes refs and packs under readers.
 type mirror struct {
-	display string // the URI as shown to clients (password removed)
-	remote  string // the URL handed to go-git
-	dir     string // the bare local copy
-	auth    transport.AuthMethod
-	timeout time.Duration
-	log     *slog.Logger
+	dir string
 
-	mu          sync.Mutex
-	repo        *git.Repository
-	forceRepack bool       // a refetch left the old history's objects behind
-	trees       *treeCache // trees read lately, by the copy and by lookups
-	// looseN and looseBytes count the loose objects, which are packed
-	// once there are many (store.go), aside while packing is set.
-	looseN, looseBytes int64
-	packing            bool
-	background         sync.WaitGroup // packing and indexing aside
-	indexing           atomic.Bool    // a tree is being indexed aside
-
-	// source is the repository itself when it is on this machine: read
-	// directly, never fetched. Nil for a remote.
-	source *source
+	mu   sync.Mutex
+	repo *git.Repository
 	// known are the mirror's branches and tags, kept in memory so that a
 	// request resolves its label without reading ref files; written under
 	// mu whenever the refs change.
 	known atomic.Pointer[refMap]
-
-	fetches coalescer
-	hasCopy atomic.Bool // a fetch succeeded once (now or in an earlier run)
-	failing atomic.Bool // the last fetch failed; warn once per outage
 }
 
 // openMirror opens the mirror in dir, creating it when dir is empty or
 // missing. A dir that holds a mirror of another remote is refused rather than
 // wiped: it may be someone's data.
-func openMirror(dir, remote string) (*git.Repository, error) {
-	repo, err := git.PlainOpen(dir)
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return initMirror(dir, remote)
+func openMirror(dir, remote string) (*mirror, error) {
+	if err := prepareMirror(dir, remote); err != nil {
+		return nil, err
 	}
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(mirrorCacheBytes), filesystem.Options{})
+	repo, err := git.Open(st, nil)
 	if err != nil {
-		return nil, fmt.Errorf("opening base directory %s: %w", dir, err)
+		return nil, fmt.Errorf("opening the local copy in %s: %w", dir, err)
 	}
-	origin, err := repo.Remote(remoteName)
-	if err != nil || len(origin.Config().URLs) == 0 || origin.Config().URLs[0] != remote {
-		return nil, fmt.Errorf("base directory %s holds a different repository than %s; choose another base directory", dir, remote)
+	m := &mirror{dir: dir, repo: repo}
+	refs, err := m.storedRefs()
+	if err != nil {
+		return nil, fmt.Errorf("reading the local copy in %s: %w", dir, err)
 	}
-	return openCopy(dir)
+	m.known.Store(&refs)
+	return m, nil
 }
 
-func initMirror(dir, remote string) (*git.Repository, error) {
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("base directory %s is neither empty nor a clone; choose another base directory", dir)
+// prepareMirror checks that dir holds a mirror of remote, or creates one
+// there when dir is empty or missing.
+func prepareMirror(dir, remote string) error {
+	repo, err := git.PlainOpen(dir)
+	if err == nil {
+		origin, err := repo.Remote(remoteName)
+		if err != nil || len(origin.Config().URLs) == 0 || origin.Config().URLs[0] != remote {
+			return fmt.Errorf("base directory %s holds a different repository than %s; choose another base directory", dir, remote)
+		}
+		return nil
 	}
+	if !errors.Is(err, git.ErrRepositoryNotExists) {
+		return fmt.Errorf("opening base directory %s: %w", dir, err)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("base directory %s is neither empty nor a clone; choose another base directory", dir)
+	}
+	return initMirror(dir, remote)
+}
+
+func initMirror(dir, remote string) error {
 	repo, err := git.PlainInit(dir, true)
 	if err != nil {
-		return nil, fmt.Errorf("creating the local copy in %s: %w", dir, err)
+		return fmt.Errorf("creating the local copy in %s: %w", dir, err)
 	}
 	_, err = repo.CreateRemote(&config.RemoteConfig{Name: remoteName, URLs: []string{remote}, Fetch: refSpecs})
 	if err != nil {
-		return nil, fmt.Errorf("configuring the local copy in %s: %w", dir, err)
+		return fmt.Errorf("configuring the local copy in %s: %w", dir, err)
 	}
-	return openCopy(dir)
+	return nil
 }
 
-// holdsCommits reports whether an earlier run already fetched something, so a
-// restarted server can serve its copy while the remote is down.
-func holdsCommits(repo *git.Repository) bool {
-	refs, err := repo.References()
+// storedRefs reads the mirror's branches and tags from its files; the
+// caller holds mu (or owns m alone).
+func (m *mirror) storedRefs() (refMap, error) {
+	iter, err := m.repo.References()
 	if err != nil {
-		return false
+		return nil, err
 	}
-	found := false
-	_ = refs.ForEach(func(r *plumbing.Reference) error {
-		if r.Name().IsRemote() || r.Name().IsTag() {
-			found = true
-			return storer.ErrStop
+	refs := refMap{}
+	err = iter.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() == plumbing.HashReference && (r.Name().IsRemote() || r.Name().IsTag()) {
+			refs[r.Name()] = r.Hash()
 		}
 		return nil
 	})
-	return found
+	return refs, err
+}
+
+// setRefs makes the mirror's branches and tags exactly refs, pruning the
+// others, and remembers them; the caller holds mu.
+func (m *mirror) setRefs(refs refMap) error {
+	known := *m.known.Load()
+	for name := range known {
+		if _, ok := refs[name]; !ok {
+			if err := m.repo.Storer.RemoveReference(name); err != nil {
+				return err
+			}
+		}
+	}
+	for name, h := range refs {
+		if known[name] != h {
+			if err := m.repo.Storer.SetReference(plumbing.NewHashReference(name, h)); err != nil {
+				return err
+			}
+		}
+	}
+	m.known.Store(&refs)
+	return nil
+}
+
+// reload remembers the refs as stored, after go-git changed them; the
+// caller holds mu.
+func (m *mirror) reload() error {
+	refs, err := m.storedRefs()
+	if err == nil {
+		m.known.Store(&refs)
+	}
+	return err
+}
+
+// reindex makes go-git look for packs again, after packs were added or
+// removed behind its back; the caller holds mu.
+func (m *mirror) reindex() {
+	if st, ok := m.repo.Storer.(*filesystem.Storage); ok {
+		st.Reindex()
+	}
+}
+
+// holds tells whether the mirror holds the object h and, for a commit,
+// its tree: what a ref needs before it may name h. The caller holds mu.
+func (m *mirror) holds(h plumbing.Hash) bool {
+	obj, err := m.repo.Storer.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return false
+	}
+	if obj.Type() != plumbing.CommitObject {
+		return true
+	}
+	c, err := object.DecodeCommit(m.repo.Storer, obj)
+	return err == nil && m.repo.Storer.HasEncodedObject(c.TreeHash) == nil
 }
 
 // resolve turns a label into a commit: a branch, then a tag (peeled), then a
@@ -178,8 +238,6 @@ type treeFile struct {
 
 // lookup returns, for each group of alternative names, the first that is a
 // regular file in the commit's tree; groups with no such file are skipped.
-// The tree comes from the tree cache after a copy: the first request after
-// a commit does not read the tree the copy just read.
 func (m *mirror) lookup(commit plumbing.Hash, groups [][]string) ([]treeFile, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -187,47 +245,29 @@ func (m *mirror) lookup(commit plumbing.Hash, groups [][]string) ([]treeFile, er
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
 	}
-	tree, err := m.treeAt(c.TreeHash)
+	tree, err := c.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("reading the tree of commit %s: %w", commit, err)
 	}
 	var files []treeFile
 	for _, names := range groups {
-		if f, ok := m.findFile(tree, names); ok {
+		if f, ok := findFile(tree, names); ok {
 			files = append(files, f)
 		}
 	}
 	return files, nil
 }
 
-func (m *mirror) findFile(tree *gitTree, names []string) (treeFile, bool) {
+// findFile finds the first of names ("a/b.yml") that is a regular file
+// under tree: not a directory, link or submodule.
+func findFile(tree *object.Tree, names []string) (treeFile, bool) {
 	for _, name := range names {
-		if h, ok := m.fileAt(tree, name); ok {
-			return treeFile{name: name, hash: h}, true
+		e, err := tree.FindEntry(name)
+		if err == nil && (e.Mode.IsRegular() || e.Mode == filemode.Executable) {
+			return treeFile{name: name, hash: e.Hash}, true
 		}
 	}
 	return treeFile{}, false
-}
-
-// fileAt finds the regular file at path ("a/b.yml") under t.
-func (m *mirror) fileAt(t *gitTree, path string) (plumbing.Hash, bool) {
-	for {
-		name, rest, inDir := strings.Cut(path, "/")
-		i, ok := t.find([]byte(name))
-		switch {
-		case !ok:
-			return plumbing.ZeroHash, false
-		case !inDir:
-			return t.hashAt(i), regularFile(t.mode(i))
-		case !t.isDir(i):
-			return plumbing.ZeroHash, false
-		}
-		sub, err := m.treeAt(t.hashAt(i))
-		if err != nil {
-			return plumbing.ZeroHash, false
-		}
-		t, path = sub, rest
-	}
 }
 
 // blob reads a file's content, refusing files too large to be configuration.
@@ -238,8 +278,8 @@ func (m *mirror) blob(h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.Size > maxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, larger than the %d byte limit", b.Size, maxFileSize)
+	if b.Size > MaxFileSize {
+		return nil, fmt.Errorf("file is %d bytes, larger than the %d byte limit", b.Size, MaxFileSize)
 	}
 	rd, err := b.Reader()
 	if err != nil {
@@ -247,28 +287,4 @@ func (m *mirror) blob(h plumbing.Hash) ([]byte, error) {
 	}
 	defer rd.Close()
 	return io.ReadAll(rd)
-}
-
-// remoteURL is the URL go-git should fetch from, or the absolute path of a
-// repository on this machine (a path or a file:// URL), so that reading it
-// does not depend on the working directory.
-func remoteURL(uri string) (string, error) {
-	ep, err := transport.NewEndpoint(uri)
-	if err != nil {
-		return "", fmt.Errorf("repository URI %q: %w", uri, err)
-	}
-	if ep.Protocol != "file" {
-		return uri, nil
-	}
-	abs, err := filepath.Abs(ep.Path)
-	if err != nil {
-		return "", fmt.Errorf("repository path %q: %w", ep.Path, err)
-	}
-	return abs, nil
-}
-
-// isLocal tells whether uri names a repository on this machine.
-func isLocal(uri string) bool {
-	ep, err := transport.NewEndpoint(uri)
-	return err == nil && ep.Protocol == "file"
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
@@ -61,6 +63,7 @@ type Server struct {
 	defaultLabel string
 	sourcePrefix string // "<uri>/" in front of each file name
 	mirror       *mirror
+	fresh        *freshness
 	tempDir      string
 
 	environments *lru.Cache[environmentKey, []propertySource]
@@ -81,7 +84,7 @@ type parsedFile struct {
 }
 
 // New opens (or creates) the local copy in opts.BaseDir and, unless
-// opts.LazyClone is set, fetches the repository once so that an unreachable
+// opts.LazyClone is set, brings it up to date once so that an unreachable
 // or missing repository is reported at start.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.URI == "" {
@@ -99,63 +102,53 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		files:        lru.New[plumbing.Hash, parsedFile](fileCacheSize),
 		answers:      lru.New[answerKey, []byte](environmentCacheSize),
 	}
-	if s.mirror, err = s.openMirror(opts, remote); err != nil {
+	if err := s.open(opts, remote); err != nil {
 		s.Close()
 		return nil, err
 	}
 	if opts.LazyClone {
 		return s, nil
 	}
-	if err := s.mirror.sync(ctx); err != nil {
+	if err := s.fresh.sync(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("configserver: cannot clone %s: %w", redact(opts.URI), unwrapUnavailable(err))
 	}
 	return s, nil
 }
 
-func (s *Server) openMirror(opts Options, remote string) (*mirror, error) {
+// open opens the mirror and its source: the repository read directly when
+// it is on this machine, else fetched.
+func (s *Server) open(opts Options, remoteURL string) error {
 	dir := opts.BaseDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "configserver-")
 		if err != nil {
-			return nil, fmt.Errorf("configserver: creating a base directory: %w", err)
+			return fmt.Errorf("configserver: creating a base directory: %w", err)
 		}
 		dir, s.tempDir = tmp, tmp
 	}
-	repo, err := openMirror(dir, remote)
+	m, err := openMirror(dir, remoteURL)
 	if err != nil {
-		return nil, fmt.Errorf("configserver: %w", err)
+		return fmt.Errorf("configserver: %w", err)
 	}
-	m := &mirror{
-		display: redact(opts.URI),
-		remote:  remote,
-		dir:     dir,
-		auth:    authFor(remote, opts.Username, opts.Password),
-		timeout: cmp.Or(opts.FetchTimeout, DefaultFetchTimeout),
-		log:     s.log,
-		repo:    repo,
-		trees:   newTreeCache(treeCacheBytes),
-	}
-	if err := m.countLoose(); err != nil {
-		return nil, fmt.Errorf("configserver: %w", err)
-	}
-	m.fetches.fn = m.fetch
+	s.mirror = m
+	var update func() error
 	if isLocal(opts.URI) {
-		m.source = newSource(remote)
-		m.fetches.fn = m.syncLocal
+		files, err := newObjectFiles(m.repo.Storer.(*filesystem.Storage))
+		if err != nil {
+			return fmt.Errorf("configserver: listing the local copy in %s: %w", dir, err)
+		}
+		update = (&local{path: remoteURL, mirror: m, files: files}).update
+	} else {
+		update = (&remote{url: remoteURL, display: redact(opts.URI), auth: authFor(remoteURL, opts.Username, opts.Password),
+			timeout: cmp.Or(opts.FetchTimeout, DefaultFetchTimeout), log: s.log, mirror: m}).update
 	}
-	refs := m.localRefs()
-	m.known.Store(&refs)
-	m.hasCopy.Store(holdsCommits(repo))
-	return m, nil
+	s.fresh = newFreshness(redact(opts.URI), s.log, update, len(*m.known.Load()) > 0)
+	return nil
 }
 
-// Close waits for the local copy's packing, if any is under way, and
-// removes the temporary base directory, if New created one.
+// Close removes the temporary base directory, if New created one.
 func (s *Server) Close() error {
-	if s.mirror != nil {
-		s.mirror.background.Wait()
-	}
 	if s.tempDir == "" {
 		return nil
 	}
@@ -195,4 +188,28 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
+}
+
+// remoteURL is the URL go-git should fetch from, or the absolute path of a
+// repository on this machine (a path or a file:// URL), so that reading it
+// does not depend on the working directory.
+func remoteURL(uri string) (string, error) {
+	ep, err := transport.NewEndpoint(uri)
+	if err != nil {
+		return "", fmt.Errorf("repository URI %q: %w", uri, err)
+	}
+	if ep.Protocol != "file" {
+		return uri, nil
+	}
+	abs, err := filepath.Abs(ep.Path)
+	if err != nil {
+		return "", fmt.Errorf("repository path %q: %w", ep.Path, err)
+	}
+	return abs, nil
+}
+
+// isLocal tells whether uri names a repository on this machine.
+func isLocal(uri string) bool {
+	ep, err := transport.NewEndpoint(uri)
+	return err == nil && ep.Protocol == "file"
 }

@@ -19,16 +19,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/fortune-tck/fortune-tck/internal/syncbuf"
 )
 
-// TestCopyFollowsEveryKindOfChange commits changes of every kind and
-// checks after each that the local copy holds what a full copy would: the
+// TestMirrorFollowsEveryKindOfChange commits changes of every kind and
+// checks after each that the mirror holds what the repository does: the
 // tip of every branch and tag has the same files, modes and contents as in
-// the repository (read by go-git, not by the copy's own code), git fsck
-// finds every object of the history, and the answers are those of a server
-// that copies everything at start.
-func TestCopyFollowsEveryKindOfChange(t *testing.T) {
+// the repository, git fsck finds every object of the history, and the
+// answers are those of a server started afresh.
+func TestMirrorFollowsEveryKindOfChange(t *testing.T) {
 	o := newOrigin(t, map[string]string{
 		"application.yml":      "shared: 1\n",
 		"app.yml":              "k: 1\n",
@@ -44,7 +44,6 @@ func TestCopyFollowsEveryKindOfChange(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		assertCopyMatches(t, step, s, o)
-		s.mirror.background.Wait() // the trees indexed, so that the next commit's are inflated from them
 	}
 	check("start")
 
@@ -67,10 +66,9 @@ func TestCopyFollowsEveryKindOfChange(t *testing.T) {
 	o.commit(map[string]string{"app.yml": "k: 3\n"})
 	check("a branch and an annotated tag")
 
-	// A commit rewriting every file, with enough objects to be copied as a
-	// pack rather than loose objects.
+	// A commit rewriting every file, then the repository packed by git.
 	all := map[string]string{}
-	for i := range unpackLimit + 20 {
+	for i := range 120 {
 		all[fmt.Sprintf("many/f%03d.yml", i)] = fmt.Sprintf("v: %d\n", i)
 	}
 	o.commit(all)
@@ -80,6 +78,9 @@ func TestCopyFollowsEveryKindOfChange(t *testing.T) {
 	all["app.yml"] = "k: rewritten\n"
 	o.commit(all)
 	check("a commit rewriting every file")
+	o.git("gc", "-q")
+	o.commit(map[string]string{"app.yml": "k: after gc\n"})
+	check("a repository packed by git gc")
 
 	// A force-push to an unrelated history: master now names a commit that
 	// shares nothing with the one before.
@@ -216,15 +217,7 @@ func storeTree(t *testing.T, repo *git.Repository, files map[string]string) plum
 	for _, name := range slices.Sorted(maps.Keys(d.files)) {
 		h, ok := blobsStored[repo][d.files[name]]
 		if !ok {
-			blob := repo.Storer.NewEncodedObject()
-			blob.SetType(plumbing.BlobObject)
-			w, _ := blob.Writer()
-			_, _ = io.WriteString(w, d.files[name])
-			_ = w.Close()
-			var err error
-			if h, err = repo.Storer.SetEncodedObject(blob); err != nil {
-				t.Fatal(err)
-			}
+			h = storeBlob(t, repo, d.files[name])
 			blobsStored[repo][d.files[name]] = h
 		}
 		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
@@ -232,13 +225,32 @@ func storeTree(t *testing.T, repo *git.Repository, files map[string]string) plum
 	for name, sub := range d.dirs {
 		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: storeTree(t, repo, sub)})
 	}
-	slices.SortFunc(tree.Entries, func(a, b object.TreeEntry) int {
-		return compareNames([]byte(a.Name), a.Mode == filemode.Dir, []byte(b.Name), b.Mode == filemode.Dir)
-	})
+	// git's order: a directory sorts as if its name ended with a slash.
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	slices.SortFunc(tree.Entries, func(a, b object.TreeEntry) int { return strings.Compare(key(a), key(b)) })
 	return storeObject(t, repo, tree)
 }
 
-func storeObject(t *testing.T, repo *git.Repository, o interface {
+func storeBlob(t testing.TB, repo *git.Repository, content string) plumbing.Hash {
+	t.Helper()
+	blob := repo.Storer.NewEncodedObject()
+	blob.SetType(plumbing.BlobObject)
+	w, _ := blob.Writer()
+	_, _ = io.WriteString(w, content)
+	_ = w.Close()
+	h, err := repo.Storer.SetEncodedObject(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func storeObject(t testing.TB, repo *git.Repository, o interface {
 	Encode(plumbing.EncodedObject) error
 }) plumbing.Hash {
 	t.Helper()
@@ -258,78 +270,6 @@ func setBranch(t testing.TB, o *origin, branch string, h plumbing.Hash) {
 	if err := o.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), h)); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// TestLocalCopyIsPacked: a history copied at start is one pack, as a
-// fetch leaves it, not one file per object; the loose objects of later
-// commits are packed once there are many, and the packs merged once there
-// are many; the copy stays about the size of the repository packed by git.
-func TestLocalCopyIsPacked(t *testing.T) {
-	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
-	// 120 commits of 30 files, each changing one, then packed by git as a
-	// pushed repository is.
-	files := map[string]string{}
-	for i := range 30 {
-		files[fmt.Sprintf("app%02d.yml", i)] = fmt.Sprintf("greeting:\n  message: hello %d\n", i)
-	}
-	history := []map[string]string{maps.Clone(files)}
-	for i := range 120 {
-		history = append(history, map[string]string{fmt.Sprintf("app%02d.yml", i%30): fmt.Sprintf("greeting:\n  message: hello %d\nversion: %d\n", i%30, i)})
-	}
-	importCommits(t, o, history...)
-	if out, err := exec.Command("git", "-C", o.dir, "gc", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("git gc: %v %s", err, out)
-	}
-	s := newServer(t, Options{URI: o.dir})
-	loose, _, _ := listLoose(s.mirror.objectsDir())
-	if packs := packsOf(t, s); len(loose) != 0 || len(packs) != 1 {
-		t.Fatalf("after start: %d loose objects and %d packs, want none and one", len(loose), len(packs))
-	}
-	if mine, theirs := dirSize(t, s.mirror.objectsDir()), dirSize(t, filepath.Join(o.dir, ".git", "objects")); mine > 2*theirs {
-		t.Errorf("the copy holds %d bytes of objects; the repository, packed by git, %d", mine, theirs)
-	}
-
-	// Small commits (8 files, 10 objects): loose at first, packed once
-	// there are many.
-	for i := range maxLoose/10 + 5 {
-		small := map[string]string{}
-		for k := range 8 {
-			small[fmt.Sprintf("app%02d.yml", k)] = fmt.Sprintf("k: %d\nfile: %d\n", i, k)
-		}
-		h := importCommits(t, o, small)
-		if e := getEnv(t, s, "/app00/default"); e.Version != h.String() {
-			t.Fatalf("commit %d: served %s, want %s", i, e.Version, h)
-		}
-		s.mirror.background.Wait() // the packing the request started, aside
-		s.mirror.mu.Lock()
-		n := s.mirror.looseN
-		s.mirror.mu.Unlock()
-		if loose, _, _ := listLoose(s.mirror.objectsDir()); n > maxLoose || len(loose) != int(n) {
-			t.Fatalf("commit %d: %d loose objects (%d counted), more than %d", i, len(loose), n, maxLoose)
-		}
-	}
-	loose, _, _ = listLoose(s.mirror.objectsDir())
-	if len(loose) > maxLoose || len(loose) == 0 || len(packsOf(t, s)) != 2 {
-		t.Errorf("after small commits: %d loose objects and %d packs, want a few and two", len(loose), len(packsOf(t, s)))
-	}
-
-	// Commits of many objects each: one pack each, merged into one once
-	// there are more than maxPacks.
-	for i := range maxPacks {
-		bulk := map[string]string{}
-		for k := range unpackLimit {
-			bulk[fmt.Sprintf("bulk/%03d.yml", k)] = fmt.Sprintf("round: %d\nfile: %d\n", i, k)
-		}
-		h := importCommits(t, o, bulk)
-		if e := getEnv(t, s, "/app00/default"); e.Version != h.String() {
-			t.Fatalf("round %d: served %s, want %s", i, e.Version, h)
-		}
-		s.mirror.background.Wait()
-	}
-	if packs := packsOf(t, s); len(packs) > 3 {
-		t.Errorf("%d packs, want them merged into one once there were more than %d", len(packs), maxPacks)
-	}
-	assertCopyMatches(t, "after merging packs", s, o)
 }
 
 // importCommits commits on master with git fast-import, which writes a
@@ -369,15 +309,6 @@ func importCommits(t testing.TB, o *origin, changes ...map[string]string) plumbi
 	return head.Hash()
 }
 
-func packsOf(t *testing.T, s *Server) []plumbing.Hash {
-	t.Helper()
-	packs, err := s.mirror.repo.Storer.(storer.PackedObjectStorer).ObjectPacks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return packs
-}
-
 func dirSize(t *testing.T, dir string) int64 {
 	t.Helper()
 	var n int64
@@ -393,11 +324,79 @@ func dirSize(t *testing.T, dir string) int64 {
 	return n
 }
 
-// TestPackingAsideWhileServing commits while requests run, for the newest
-// commit and for earlier ones by id, enough for the loose objects to be
-// packed aside more than once: every answer after a commit shows it, every
-// request is answered, and the copy ends whole.
-func TestPackingAsideWhileServing(t *testing.T) {
+// git runs git in the repository, then opens it afresh: go-git reads the
+// list of packs once.
+func (o *origin) git(args ...string) {
+	o.tb.Helper()
+	if out, err := exec.Command("git", append([]string{"-C", o.dir}, args...)...).CombinedOutput(); err != nil {
+		o.tb.Fatalf("git %s: %v %s", args[0], err, out)
+	}
+	repo, err := git.PlainOpen(o.dir)
+	if err != nil {
+		o.tb.Fatal(err)
+	}
+	o.repo = repo
+}
+
+// objectFilesOf lists the object files of a git directory, by path
+// below it.
+func objectFilesOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	err := filepath.Walk(filepath.Join(dir, "objects"), func(path string, info os.FileInfo, err error) error {
+		rel, _ := filepath.Rel(dir, path)
+		if err == nil && info.Mode().IsRegular() && !strings.HasPrefix(rel, filepath.Join("objects", "info")) &&
+			(strings.HasSuffix(rel, ".pack") || strings.HasSuffix(rel, ".idx") || !strings.Contains(rel, "pack")) {
+			names = append(names, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestMirrorHoldsTheRepositorysObjectFiles: the mirror of a local
+// repository holds its object files, no more: its packs as git wrote
+// them, a commit's loose objects, and once git gc packed those, the new
+// pack instead.
+func TestMirrorHoldsTheRepositorysObjectFiles(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+	history := []map[string]string{}
+	for i := range 120 {
+		history = append(history, map[string]string{fmt.Sprintf("app%02d.yml", i%30): fmt.Sprintf("k: %d\n", i)})
+	}
+	importCommits(t, o, history...)
+	o.git("gc", "-q")
+	s := newServer(t, Options{URI: o.dir})
+	same := func(step string) {
+		t.Helper()
+		if mine, theirs := objectFilesOf(t, s.mirror.dir), objectFilesOf(t, filepath.Join(o.dir, ".git")); !slices.Equal(mine, theirs) {
+			t.Errorf("%s: the mirror holds\n%v\nthe repository\n%v", step, mine, theirs)
+		}
+	}
+	same("after start")
+	h := o.commit(map[string]string{"app00.yml": "k: new\n"})
+	if e := getEnv(t, s, "/app00/default"); e.Version != h.String() {
+		t.Fatalf("served %s, want %s", e.Version, h)
+	}
+	same("after a commit")
+	o.git("gc", "-q", "--prune=now")
+	h = o.commit(map[string]string{"app01.yml": "k: new\n"})
+	if e := getEnv(t, s, "/app01/default"); e.Version != h.String() {
+		t.Fatalf("served %s, want %s", e.Version, h)
+	}
+	same("after git gc and a commit")
+	assertCopyMatches(t, "after git gc", s, o)
+}
+
+// TestServingWhileTheRepositoryIsRepacked commits while requests run, for
+// the newest commit and for earlier ones by id, and has git repack the
+// repository every few commits: every answer after a commit shows it,
+// every request is answered, and the mirror ends whole.
+func TestServingWhileTheRepositoryIsRepacked(t *testing.T) {
 	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
 	s := newServer(t, Options{URI: o.dir})
 	stop := make(chan struct{})
@@ -428,13 +427,15 @@ func TestPackingAsideWhileServing(t *testing.T) {
 			}
 		})
 	}
-	packs := len(packsOf(t, s))
-	for i := range 2*maxLoose/10 + 5 {
+	for i := range 24 {
 		small := map[string]string{}
 		for k := range 8 {
 			small[fmt.Sprintf("app%02d.yml", k)] = fmt.Sprintf("k: %d\nfile: %d\n", i, k)
 		}
 		h := importCommits(t, o, small)
+		if i%6 == 5 {
+			o.git("repack", "-a", "-d", "-q")
+		}
 		if e := getEnv(t, s, "/app00/default"); e.Version != h.String() || fmt.Sprint(e.PropertySources[0].Source["k"]) != fmt.Sprint(i) {
 			t.Fatalf("commit %d: served %s %v, want %s", i, e.Version, e.PropertySources, h)
 		}
@@ -443,51 +444,23 @@ func TestPackingAsideWhileServing(t *testing.T) {
 		mu.Unlock()
 	}
 	halt()
-	s.mirror.background.Wait()
-	if n := len(packsOf(t, s)); n < packs+2 {
-		t.Errorf("%d packs, from %d: the loose objects were not packed twice", n, packs)
-	}
-	assertCopyMatches(t, "after packing aside", s, o)
+	assertCopyMatches(t, "after repacking while serving", s, o)
 }
 
-// TestNewObjectsAreLinkedFromALocalSource checks that a commit's loose
-// objects are hard links to the source's files when both are on one file
-// system (no byte written again), and that an object whose file cannot be
-// linked is written whole instead.
-func TestNewObjectsAreLinkedFromALocalSource(t *testing.T) {
-	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
-	s := newServer(t, Options{URI: o.dir})
-	h := o.commit(map[string]string{"app.yml": "k: 1\n"})
-	if e := getEnv(t, s, "/app/default"); e.Version != h.String() {
-		t.Fatalf("served %s, want %s", e.Version, h)
+// A repository whose branch names an object it does not hold is broken:
+// the mirror keeps its last good copy, serves it, and says so once.
+func TestBrokenRepositoryKeepsTheLastGoodCopy(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: good\n"})
+	var logs syncbuf.Buffer
+	s := newServer(t, Options{URI: o.dir, Logger: logs.Logger()})
+	good := getEnv(t, s, "/app/default").Version
+	setBranch(t, o, "master", plumbing.NewHash(strings.Repeat("ab", 20)))
+	for range 2 {
+		if e := getEnv(t, s, "/app/default"); e.Version != good || e.PropertySources[0].Source["k"] != "good" {
+			t.Fatalf("a broken repository: %+v", e)
+		}
 	}
-	theirs, err := os.Stat(loosePath(filepath.Join(o.dir, ".git", "objects"), h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine, err := os.Stat(loosePath(s.mirror.objectsDir(), h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(theirs, mine) {
-		t.Errorf("commit %s: the copy's file is not the source's (a hard link on one file system)", h)
-	}
-
-	// A file that cannot be linked (here: gone) is written from the bytes.
-	objects := t.TempDir()
-	obj := &gitObject{typ: plumbing.BlobObject, data: []byte("k: 2\n")}
-	obj.loose = deflateLoose(obj)
-	obj.from = filepath.Join(t.TempDir(), "gone")
-	blob := plumbing.ComputeHash(obj.typ, obj.data)
-	if _, err := writeLoose(objects, blob, obj); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(loosePath(objects, blob))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := inflateLoose(b)
-	if err != nil || got.typ != obj.typ || string(got.data) != string(obj.data) {
-		t.Fatalf("written object: %v %v %q, want a blob %q", err, got.typ, got.data, obj.data)
+	if out := logs.String(); strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "does not hold") {
+		t.Fatalf("want one warning saying what is broken, got:\n%s", out)
 	}
 }
