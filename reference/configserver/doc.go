@@ -21,9 +21,9 @@
 // arrived, shared by the requests that arrived meanwhile (fresh.go,
 // coalesce.go), so a pushed commit is visible at the very next request. A
 // remote repository is fetched with go-git (fetch.go); a repository on this
-// machine has its refs read through go-git and, when they changed, its object
-// files copied into the mirror as git clone of a local path does (local.go,
-// objfiles.go). When the repository is unreachable, gone or broken the last
+// machine has its refs read through go-git when the bytes of its ref files
+// changed (package reffiles) and, when they changed, its object files copied
+// into the mirror as git clone of a local path does (local.go, objfiles.go). When the repository is unreachable, gone or broken the last
 // good copy is served (a warning is logged); with no copy at all the answer
 // is 503 Service Unavailable (404 when the repository does not exist).
 //

@@ -9,15 +9,18 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/fortune-tck/fortune-tck/reference/configserver/reffiles"
 )
 
-// local is a repository on this machine (a path or a file:// URL). Its refs
-// are read through go-git on every update, a few small reads rather than a
-// fetch; when they changed, its object files are copied into the mirror
-// (objfiles.go) before the mirror's refs are set to them. Why not a go-git
-// fetch: go-git fetches a local path either through the git binary, which
-// the reference's image does not have, or through its in-process server,
-// which walks the whole history for every fetch (docs/performance.md).
+// local is a repository on this machine (a path or a file:// URL). For
+// every update its ref files are read (reffiles); when their bytes changed,
+// go-git reads its refs, and when those changed, its object files are
+// copied into the mirror (objfiles.go) before the mirror's refs are set to
+// them. Why not a go-git fetch: go-git fetches a local path either through
+// the git binary, which the reference's image does not have, or through its
+// in-process server, which walks the whole history for every fetch
+// (docs/performance.md).
 type local struct {
 	path   string
 	mirror *mirror
@@ -25,6 +28,9 @@ type local struct {
 	// repo is the repository, opened through go-git; nil until it opens,
 	// and after a reading failed.
 	repo *git.Repository
+	// refFiles tells when the refs cannot have changed since the last
+	// update, so that go-git need not read them (reffiles' doc says why).
+	refFiles *reffiles.Reader
 }
 
 // errGone is a path that held the repository and holds none any more.
@@ -35,19 +41,22 @@ var errGone = errors.New("no repository there any more")
 // error, so that the mirror keeps what it has; an empty repository is
 // nothing to serve yet, and nothing failed.
 func (l *local) update() error {
+	if l.repo != nil && !l.refFiles.Changed() {
+		return nil
+	}
 	refs, err := l.refs()
 	if err != nil {
 		return err
 	}
 	m := l.mirror
-	if len(refs) == 0 || maps.Equal(refs, *m.known.Load()) {
-		return nil
+	if len(refs) > 0 && !maps.Equal(refs, *m.known.Load()) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if err := l.apply(refs); err != nil {
+			return fmt.Errorf("copying from %s: %w", l.path, err)
+		}
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := l.apply(refs); err != nil {
-		return fmt.Errorf("copying from %s: %w", l.path, err)
-	}
+	l.refFiles.Keep()
 	return nil
 }
 
@@ -68,11 +77,17 @@ func (l *local) refs() (refMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", l.path, err)
 	}
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a repository on disk", l.path)
+	}
+	files := reffiles.New(st.Filesystem().Root())
+	files.Changed() // before go-git reads the refs: a change made meanwhile shows next time
 	refs, err := readRefs(repo)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", l.path, err)
 	}
-	l.repo = repo
+	l.repo, l.refFiles = repo, files
 	return refs, nil
 }
 
@@ -100,12 +115,8 @@ func readRefs(repo *git.Repository) (refMap, error) {
 // what refs name, sets them, then removes the files the repository no
 // longer has; the caller holds the mirror's lock.
 func (l *local) apply(refs refMap) error {
-	src, ok := l.repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return errors.New("not a repository on disk")
-	}
 	m := l.mirror
-	added, err := l.files.copyFrom(src)
+	added, err := l.files.copyFrom(l.repo.Storer.(*filesystem.Storage).Filesystem().Root())
 	if added {
 		m.reindex()
 	}

@@ -7,15 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // objectFiles keeps the mirror's object files those of a repository on this
 // machine, as git clone of a local path copies them: loose objects, and
-// packs with their indexes, byte for byte. Nothing is parsed: go-git lists
-// the files of both sides and reads the copies. A file is copied to a
+// packs with their indexes, byte for byte. Nothing is parsed: go-git reads
+// the copies. A file is copied to a
 // temporary name, then renamed into place, so that the mirror never shows
 // half of one; an index comes before its pack, which go-git looks for
 // first. Object files never change, so a file the mirror has is never
@@ -32,46 +29,72 @@ type objectFiles struct {
 // one of them went meanwhile (a git gc packing loose objects).
 const maxListings = 3
 
-func newObjectFiles(mirror *filesystem.Storage) (*objectFiles, error) {
-	names, err := listObjectFiles(mirror)
+func newObjectFiles(dir string) (*objectFiles, error) {
+	names, err := listObjectFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	f := &objectFiles{dir: mirror.Filesystem().Root(), have: map[string]bool{}}
+	f := &objectFiles{dir: dir, have: map[string]bool{}}
 	for _, n := range names {
 		f.have[n] = true
 	}
 	return f, nil
 }
 
-// listObjectFiles names a repository's object files, relative to its git
-// directory: its loose objects, then its packs, each index before its pack.
-// Loose objects come first, as git packs them before it removes them.
-func listObjectFiles(st *filesystem.Storage) ([]string, error) {
-	var names []string
-	err := st.ForEachObjectHash(func(h plumbing.Hash) error {
-		hex := h.String()
-		names = append(names, filepath.Join("objects", hex[:2], hex[2:]))
-		return nil
-	})
+// listObjectFiles names the object files of the git directory dir,
+// relative to it: its loose objects (objects/xx/ and 38 hex digits), then
+// its packs (objects/pack/pack-ID.pack), each index before its pack. Loose
+// objects come first, as git packs them before it removes them. The
+// directories are read without a stat of each entry (go-git's listing
+// takes one, and one per component of each path): 5-13 ms instead of
+// 13-33 ms for 300 loose objects, on a 2-CPU VM shared with other work.
+func listObjectFiles(dir string) ([]string, error) {
+	objects := filepath.Join(dir, "objects")
+	dirs, err := os.ReadDir(objects)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	packs, err := st.ObjectPacks()
-	for _, h := range packs {
-		base := filepath.Join("objects", "pack", "pack-"+h.String())
-		names = append(names, base+".idx", base+".pack")
+	var names []string
+	for _, d := range dirs {
+		if !d.IsDir() || !isHexName(d.Name(), 2) {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(objects, d.Name()))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		for _, f := range files {
+			if isHexName(f.Name(), 38) {
+				names = append(names, filepath.Join("objects", d.Name(), f.Name()))
+			}
+		}
 	}
-	return names, err
+	packs, err := os.ReadDir(filepath.Join(objects, "pack"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, p := range packs {
+		if id, ok := strings.CutPrefix(strings.TrimSuffix(p.Name(), ".pack"), "pack-"); ok && strings.HasSuffix(p.Name(), ".pack") && isHexName(id, 40) {
+			base := filepath.Join("objects", "pack", "pack-"+id)
+			names = append(names, base+".idx", base+".pack")
+		}
+	}
+	return names, nil
 }
 
-// copyFrom copies the files of src the mirror lacks; added tells whether
+func isHexName(s string, n int) bool {
+	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// copyFrom copies the files of the git directory from that the mirror lacks; added tells whether
 // it copied a pack, which go-git must then look for.
-func (f *objectFiles) copyFrom(src *filesystem.Storage) (added bool, err error) {
-	from := src.Filesystem().Root()
+func (f *objectFiles) copyFrom(from string) (added bool, err error) {
 	for range maxListings {
 		var names []string
-		if names, err = listObjectFiles(src); err != nil {
+		if names, err = listObjectFiles(from); err != nil {
 			return added, err
 		}
 		f.want = make(map[string]bool, len(names))
@@ -113,9 +136,6 @@ func (f *objectFiles) copy(path, name string) error {
 	_, err = io.Copy(tmp, in)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o444)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), dst)

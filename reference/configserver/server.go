@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
@@ -134,7 +133,7 @@ func (s *Server) open(opts Options, remoteURL string) error {
 	s.mirror = m
 	var update func() error
 	if isLocal(opts.URI) {
-		files, err := newObjectFiles(m.repo.Storer.(*filesystem.Storage))
+		files, err := newObjectFiles(dir)
 		if err != nil {
 			return fmt.Errorf("configserver: listing the local copy in %s: %w", dir, err)
 		}
