@@ -33,9 +33,6 @@ type local struct {
 	refFiles *reffiles.Reader
 }
 
-// errGone is a path that held the repository and holds none any more.
-var errGone = errors.New("no repository there any more")
-
 // update makes the mirror's refs the repository's, copying the objects
 // they need first. A path that holds no repository (any more) is an
 // error, so that the mirror keeps what it has; an empty repository is
@@ -106,7 +103,7 @@ func readRefs(repo *git.Repository) (refMap, error) {
 		return nil
 	})
 	if err == nil && !head {
-		err = errGone
+		err = transport.ErrRepositoryNotFound // gone since it was opened
 	}
 	return refs, err
 }

@@ -68,11 +68,9 @@ func openMirror(dir, remote string) (*mirror, error) {
 		return nil, fmt.Errorf("opening the local copy in %s: %w", dir, err)
 	}
 	m := &mirror{dir: dir, repo: repo}
-	refs, err := m.storedRefs()
-	if err != nil {
+	if err := m.reload(); err != nil {
 		return nil, fmt.Errorf("reading the local copy in %s: %w", dir, err)
 	}
-	m.known.Store(&refs)
 	return m, nil
 }
 

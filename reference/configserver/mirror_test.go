@@ -464,3 +464,35 @@ func TestBrokenRepositoryKeepsTheLastGoodCopy(t *testing.T) {
 		t.Fatalf("want one warning saying what is broken, got:\n%s", out)
 	}
 }
+
+// A repository that borrows objects from another (git clone --shared
+// writes objects/info/alternates) is mirrored whole: the mirror holds the
+// borrowed objects too, and stands once the other repository is gone.
+func TestRepositoryWithAlternates(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: borrowed\n", "other.yml": "o: 1\n"})
+	shared := filepath.Join(t.TempDir(), "shared")
+	if out, err := exec.Command("git", "clone", "-q", "--shared", o.dir, shared).CombinedOutput(); err != nil {
+		t.Fatalf("git clone --shared: %v %s", err, out)
+	}
+	s := newServer(t, Options{URI: shared})
+	if e := getEnv(t, s, "/app/default"); e.PropertySources[0].Source["k"] != "borrowed" {
+		t.Fatalf("a repository with alternates: %+v", e)
+	}
+	if err := os.WriteFile(filepath.Join(shared, "app.yml"), []byte("k: own\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit := exec.Command("git", "-C", shared, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "own")
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v %s", err, out)
+	}
+	if e := getEnv(t, s, "/app/default"); e.PropertySources[0].Source["k"] != "own" {
+		t.Fatalf("after a commit: %+v", e)
+	}
+	if err := os.RemoveAll(o.dir); err != nil {
+		t.Fatal(err)
+	}
+	fsck(t, "with the other repository gone", s.mirror.dir)
+	if e := getEnv(t, s, "/other/default"); e.PropertySources[0].Source["o"] != float64(1) {
+		t.Fatalf("a borrowed file, with the other repository gone: %+v", e)
+	}
+}

@@ -89,7 +89,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.URI == "" {
 		return nil, errors.New("configserver: the repository URI is required")
 	}
-	remote, err := remoteURL(opts.URI)
+	remote, local, err := remoteURL(opts.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		files:        lru.New[plumbing.Hash, parsedFile](fileCacheSize),
 		answers:      lru.New[answerKey, []byte](environmentCacheSize),
 	}
-	if err := s.open(opts, remote); err != nil {
+	if err := s.open(opts, remote, local); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 
 // open opens the mirror and its source: the repository read directly when
 // it is on this machine, else fetched.
-func (s *Server) open(opts Options, remoteURL string) error {
+func (s *Server) open(opts Options, remoteURL string, isLocal bool) error {
 	dir := opts.BaseDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "configserver-")
@@ -132,7 +132,7 @@ func (s *Server) open(opts Options, remoteURL string) error {
 	}
 	s.mirror = m
 	var update func() error
-	if isLocal(opts.URI) {
+	if isLocal {
 		files, err := newObjectFiles(dir)
 		if err != nil {
 			return fmt.Errorf("configserver: listing the local copy in %s: %w", dir, err)
@@ -190,25 +190,19 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 }
 
 // remoteURL is the URL go-git should fetch from, or the absolute path of a
-// repository on this machine (a path or a file:// URL), so that reading it
-// does not depend on the working directory.
-func remoteURL(uri string) (string, error) {
+// repository on this machine (a path or a file:// URL: local), so that
+// reading it does not depend on the working directory.
+func remoteURL(uri string) (url string, local bool, err error) {
 	ep, err := transport.NewEndpoint(uri)
 	if err != nil {
-		return "", fmt.Errorf("repository URI %q: %w", uri, err)
+		return "", false, fmt.Errorf("repository URI %q: %w", uri, err)
 	}
 	if ep.Protocol != "file" {
-		return uri, nil
+		return uri, false, nil
 	}
 	abs, err := filepath.Abs(ep.Path)
 	if err != nil {
-		return "", fmt.Errorf("repository path %q: %w", ep.Path, err)
+		return "", false, fmt.Errorf("repository path %q: %w", ep.Path, err)
 	}
-	return abs, nil
-}
-
-// isLocal tells whether uri names a repository on this machine.
-func isLocal(uri string) bool {
-	ep, err := transport.NewEndpoint(uri)
-	return err == nil && ep.Protocol == "file"
+	return abs, true, nil
 }
