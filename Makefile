@@ -15,7 +15,7 @@ help:
 	@echo "make mutants      run the suite against each of the $(MUTANTS) deliberate bugs of tools/mutants/catalogue.yaml, about 20 s each, ~30 min (ONLY=id,id J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
 	@echo "make load         start each service and its baseline, drive them under load, print their ratios to a baseline (~2.5 min; D=5s C=32 ONLY=gateway,fortune,config)"
-	@echo "make scale        measure what grows with the data, each figure at two sizes and as their ratio (~1 min for config,gateway: SCALE=config,gateway ROUNDS=20)"
+	@echo "make scale        measure what grows with the data: each figure at two sizes and their ratio, then each budget and whether it holds (~2 min: SCALE=config,gateway ROUNDS=20)"
 	@echo "make scale-auth   the authorization server's scale figures: tokens and users, 1,000 and 100,000, each store (~6 min; STORES=bolt,memory,postgres)"
 	@echo "make images       build the reference image from this checkout (BASE=image to change the runtime base)"
 	@echo "make tck-image    build the suite's image (tck, Chromium, git) from this checkout (DEBIAN=image to change its base; docs/ci.md)"

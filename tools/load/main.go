@@ -18,7 +18,8 @@
 //	go run ./tools/load -scale config,gateway [-rounds 20]
 //
 // measures instead what grows with the data a service holds, each figure
-// at a small and a large size and as their ratio (scale.go).
+// at a small and a large size and as their ratio, then the budgets of the
+// large size and whether each holds (scale.go).
 package main
 
 import (

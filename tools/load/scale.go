@@ -18,9 +18,10 @@ import (
 
 // The scale figures (issue 30, -scale) measure what grows with the data a
 // service holds: each figure at a small and a large size, printed as the
-// ratio of the large to the small, so that growth reads at a glance. The
-// services run as the load figures' do: the reference binary, on
-// loopback, one at a time.
+// ratio of the large to the small, so that growth reads at a glance; then
+// the budgets the large size must hold (issue 38), each with whether it
+// holds. The services run as the load figures' do: the reference binary,
+// on loopback, one at a time.
 
 // scaleGroups are the groups -scale accepts.
 var scaleGroups = []string{"config", "gateway"}
@@ -45,7 +46,7 @@ func scaleMain(groups string, rounds int) int {
 }
 
 // runScale measures the groups' scale figures and prints them; 1 when a
-// figure could not be measured or misses its target.
+// figure could not be measured or misses its target or budget.
 func runScale(groups []string, rounds int) int {
 	dir, err := os.MkdirTemp("", "fortune-tck-scale-")
 	if err != nil {
@@ -112,6 +113,21 @@ func (r *scaleReport) figure(name string, small, large sized, max float64, err e
 	}
 	fmt.Printf("%s\n  %-14s %s\n  %-14s %s\n  ratio %.2f%s%s\n", name,
 		small.size, small.describe(), large.size, large.describe(), ratio, cpuRatio, verdict)
+}
+
+// budget prints whether a budget holds: what was measured against it.
+func (r *scaleReport) budget(name, measured, budget string, holds bool, err error) {
+	verdict := "holds"
+	switch {
+	case err != nil:
+		verdict, measured = "NOT MEASURED", err.Error()
+	case !holds:
+		verdict = "MISSED"
+	}
+	if verdict != "holds" {
+		r.failed = 1
+	}
+	fmt.Printf("  %-56s %-34s budget %-9s %s\n", name, measured, budget, verdict)
 }
 
 func (s sized) describe() string {
