@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -31,6 +32,9 @@ type exchange struct {
 	// received counts request body bytes; the transport may read the body
 	// in its own goroutine.
 	received atomic.Int64
+	// spliced counts the bytes sent after a switch of protocols, written
+	// by a goroutine of ReverseProxy's.
+	spliced atomic.Int64
 	// trace tells which connection to the upstream the request got.
 	trace httptrace.ClientTrace
 }
@@ -144,6 +148,30 @@ func (x *exchange) Flush() { _ = http.NewResponseController(x.w).Flush() }
 
 func (x *exchange) Unwrap() http.ResponseWriter { return x.w }
 
+// Hijack hands the client's connection to ReverseProxy once the backend
+// switched protocols; what is written on it counts as sent.
+func (x *exchange) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(x.w).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &countingConn{Conn: c, n: &x.spliced}, brw, nil
+}
+
+// countingConn counts the bytes written to a connection, before they go,
+// so that the count is whole once the reader has them.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	n, err := c.Conn.Write(p)
+	c.n.Add(int64(n - len(p)))
+	return n, err
+}
+
 // reply answers without the upstream.
 func (x *exchange) reply(code int, flags, details, body string) {
 	x.entry.Flags, x.entry.Details = flags, details
@@ -161,6 +189,7 @@ func (x *exchange) finish(end time.Time) *accesslog.Entry {
 	e := &x.entry
 	e.Code = x.code
 	e.Received = x.received.Load()
+	e.Sent += x.spliced.Load()
 	e.Duration = end.Sub(e.Start)
 	return e
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ type Gateway struct {
 	redis     *ratelimit.Redis
 	service   *ratelimit.Service // asked about Global rules instead of redis
 	transport *h1.Transport      // to the backends
+	proxyLog  *log.Logger        // httputil.ReverseProxy's, at debug level
 	access    *accesslog.Writer
 	certs     certCache
 	ports     *ports
@@ -47,6 +49,7 @@ func Start(o Options) (*Gateway, error) {
 	g := &Gateway{o: o, log: o.Logger}
 	g.access = accesslog.New(o.AccessLog, o.AccessLogFlush, func(err error) { g.log.Warn("access log not written", "err", err) })
 	g.transport = newTransport()
+	g.proxyLog = slog.NewLogLogger(g.log.Handler(), slog.LevelDebug)
 	g.ports = &ports{g: g, running: map[int]*portServer{}, errs: make(chan error, 1)}
 	if err := g.startLimiter(); err != nil {
 		return nil, err
