@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/reference/internal/h1"
 	"github.com/fortune-tck/fortune-tck/reference/internal/oidcdisco"
 )
 
@@ -166,14 +165,14 @@ func checkBaseURL(raw string) error {
 // connection and left it in TIME_WAIT, which cost more than the call.
 const maxIdlePerHost = 128
 
-// newTransport is the default transport with connections kept for reuse,
-// behind h1: a check_token or introspection call (a small form) is written
-// and read in the request's goroutine.
+// newTransport is the default transport with connections kept for reuse.
+// Not reference/internal/h1: with it, check_token without a cache was not
+// 25 % faster under make load (issue 38; docs/performance.md).
 func newTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = maxIdlePerHost
 	t.MaxIdleConnsPerHost = maxIdlePerHost
-	return h1.New(t)
+	return t
 }
 
 // noRedirects returns a copy of c (or a new client with newTransport) that does not follow
