@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 
 	"github.com/fortune-tck/fortune-tck/reference/gateway/accesslog"
 	"github.com/fortune-tck/fortune-tck/reference/gateway/ratelimit"
-	"github.com/fortune-tck/fortune-tck/reference/internal/h1"
 )
 
 // Gateway serves the listeners of the Gateway manifests in a directory and
@@ -24,7 +24,7 @@ type Gateway struct {
 	limiter   *ratelimit.Limiter
 	redis     *ratelimit.Redis
 	service   *ratelimit.Service // asked about Global rules instead of redis
-	transport *h1.Transport      // to the backends
+	transport http.RoundTripper  // to the backends
 	proxyLog  *log.Logger        // httputil.ReverseProxy's, at debug level
 	access    *accesslog.Writer
 	certs     certCache
