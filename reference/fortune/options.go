@@ -167,7 +167,7 @@ const maxIdlePerHost = 128
 
 // newTransport is the default transport with connections kept for reuse.
 // Not reference/internal/h1: with it, check_token without a cache was not
-// 25 % faster under make load (issue 38; docs/performance.md).
+// 25 % faster under make load (docs/performance.md).
 func newTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = maxIdlePerHost

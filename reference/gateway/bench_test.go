@@ -56,7 +56,7 @@ func benchGet(b *testing.B, url string) {
 // debounce aside), with one HTTPRoute per file:
 //
 //	Baseline     1 route
-//	Routes5000   5,000 routes: issue 30 wants it within 2x of Baseline
+//	Routes5000   5,000 routes: within 2x of Baseline is the goal
 func BenchmarkReloadOneFile(b *testing.B) {
 	b.Run("Baseline", func(b *testing.B) { benchReloadOneFile(b, 1) })
 	b.Run("Routes5000", func(b *testing.B) { benchReloadOneFile(b, 5000) })
