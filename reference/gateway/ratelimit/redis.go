@@ -13,7 +13,9 @@ import (
 )
 
 // RedisTimeout bounds one Redis call (dial, write, read) unless the
-// request's context ends sooner.
+// request's context ends sooner, or the Redis URL sets its own timeouts
+// (dial_timeout, read_timeout, write_timeout, pool_timeout, as go-redis
+// reads them: redis://host:6379/0?read_timeout=5s).
 const RedisTimeout = time.Second
 
 // incrScript increments the counters of a batch of requests in one round
@@ -38,12 +40,14 @@ return counts
 type Redis struct {
 	client  *redis.Client
 	display string
+	timeout time.Duration // of one script call: the URL's read_timeout, or RedisTimeout
 	batch   batcher
 }
 
 // NewRedis returns a store for the Redis at rawURL
-// (redis://[user:password@]host:port/db). It does not connect: a Redis that
-// is down at start is handled like one that goes down later.
+// (redis://[user:password@]host:port/db[?read_timeout=...]). It does not
+// connect: a Redis that is down at start is handled like one that goes down
+// later.
 func NewRedis(rawURL string, log *slog.Logger) (*Redis, error) {
 	display := redactURL(rawURL)
 	opts, err := redis.ParseURL(rawURL)
@@ -55,8 +59,11 @@ func NewRedis(rawURL string, log *slog.Logger) (*Redis, error) {
 	// While Redis is down every request must fail at once, not after
 	// retried dials; go-redis probes in the background and reconnects.
 	opts.DialerRetries = 1
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = RedisTimeout, RedisTimeout, RedisTimeout
-	opts.PoolTimeout = RedisTimeout
+	for _, d := range []*time.Duration{&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.PoolTimeout} {
+		if *d <= 0 {
+			*d = RedisTimeout
+		}
+	}
 	opts.ContextTimeoutEnabled = true
 	opts.DisableIdentity = true
 	// Maintenance notifications are a Redis Enterprise feature; asking a
@@ -65,7 +72,7 @@ func NewRedis(rawURL string, log *slog.Logger) (*Redis, error) {
 	if log != nil {
 		redis.SetLogger(libraryLog{log})
 	}
-	return &Redis{client: redis.NewClient(opts), display: display}, nil
+	return &Redis{client: redis.NewClient(opts), display: display, timeout: opts.ReadTimeout}, nil
 }
 
 // CheckRedisURL tells whether rawURL is a Redis URL NewRedis accepts.
@@ -117,7 +124,7 @@ type incrCall struct {
 // refused with NOSCRIPT did not run, so sending it again counts nothing
 // twice). A failure fails every request of the batch.
 func (r *Redis) flush(batch []*incrCall) {
-	ctx, cancel := context.WithTimeout(context.Background(), RedisTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 	defer cancel()
 	var keys []string
 	var ttls []any

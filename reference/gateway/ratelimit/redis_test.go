@@ -147,6 +147,25 @@ func TestNewRedisRefusesABadURL(t *testing.T) {
 	}
 }
 
+// A call waits RedisTimeout for Redis unless the URL sets its own
+// read_timeout, as go-redis reads it.
+func TestRedisTimeoutFromTheURL(t *testing.T) {
+	for url, want := range map[string]time.Duration{
+		"redis://127.0.0.1:1/0":                   RedisTimeout,
+		"redis://127.0.0.1:1/0?read_timeout=7s":   7 * time.Second,
+		"redis://127.0.0.1:1/0?dial_timeout=50ms": RedisTimeout,
+	} {
+		r, err := NewRedis(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.timeout != want {
+			t.Errorf("%s: timeout %v, want %v", url, r.timeout, want)
+		}
+		r.Close()
+	}
+}
+
 // Requests queued while a batch is on its way go in batches of at most
 // maxBatch, each request once.
 func TestBatcherBoundsItsBatches(t *testing.T) {
