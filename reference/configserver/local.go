@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -33,11 +34,37 @@ type local struct {
 	refFiles *reffiles.Reader
 }
 
+// maxReadings is how many times an update reads the repository when a
+// reading fails. A push through go-git rewrites a ref file in place (it
+// truncates the file, then writes the new hash; git itself renames a lock
+// file over it), so a reader may find it empty for a moment ("ref file is
+// empty"). Without a second reading, a request made after a push to master
+// was answered from the last copy whenever a push to another branch was
+// under way at that instant. The next reading, a millisecond later, finds
+// the file whole.
+const maxReadings = 5
+
 // update makes the mirror's refs the repository's, copying the objects
-// they need first. A path that holds no repository (any more) is an
-// error, so that the mirror keeps what it has; an empty repository is
-// nothing to serve yet, and nothing failed.
+// they need first, and reads the repository again when that fails (see
+// maxReadings). A path that holds no repository (any more) is an error, so
+// that the mirror keeps what it has; an empty repository is nothing to
+// serve yet, and nothing failed.
 func (l *local) update() error {
+	var err error
+	for reading := range maxReadings {
+		if reading > 0 {
+			time.Sleep(time.Duration(reading) * time.Millisecond)
+		}
+		if err = l.read(); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// read is one reading of the repository: its refs, and when they changed
+// the object files they need.
+func (l *local) read() error {
 	if l.repo != nil && !l.refFiles.Changed() {
 		return nil
 	}
