@@ -12,7 +12,7 @@ help:
 	@echo "make test-short   the fast tier: every test that needs only Go and git (go test -short ./...; the others skip, naming their program)"
 	@echo "make conformance  run the suite against the reference and write reports/ (TARGET=file.yaml for another implementation, TAGS='@spec-4.4' for some scenarios)"
 	@echo "make interop      run the suite against each implementation of examples/ (oidc-provider, zitadel, Hydra) and write reports/interop/ with its table (ONLY=name,name)"
-	@echo "make mutants      run the suite against each of the $(MUTANTS) deliberate bugs of tools/mutants/catalogue.yaml, about 20 s each, ~30 min (ONLY=id,id J=n)"
+	@echo "make mutants      run the suite against each of the $(MUTANTS) deliberate bugs of tools/mutants/catalogue.yaml, on every target make test runs its service on (the reference; the gateway's also envoy-ratelimit, fortune's and greeting's also oidc-provider), about 30 s a target, ~70 min (ONLY=id,id TARGETS=reference,envoy-ratelimit J=n)"
 	@echo "make bench        run the benchmarks and print each one as a ratio to the baseline of the same run"
 	@echo "make load         start each service and its baseline, drive them under load, print their ratios to a baseline (~2.5 min; D=5s C=32 ONLY=gateway,fortune,config)"
 	@echo "make scale        measure what grows with the data: each figure at two sizes and their ratio, then each budget and whether it holds (~2 min: SCALE=config,gateway ROUNDS=20)"
@@ -62,7 +62,7 @@ interop: deps
 	$(GO) run ./tools/interop$(if $(ONLY), --only $(ONLY))
 
 mutants: deps
-	$(GO) run ./tools/mutants$(if $(ONLY), --only $(ONLY))$(if $(J), -j $(J))
+	$(GO) run ./tools/mutants$(if $(ONLY), --only $(ONLY))$(if $(TARGETS), --targets $(TARGETS))$(if $(J), -j $(J))
 
 bench:
 	@mkdir -p reports

@@ -11,6 +11,8 @@
 #   GRPC_PORT   (18081) the service's gRPC port (ShouldRateLimit); HTTP_PORT (18080) its health check;
 #                       DEBUG_PORT (16070) its debug port (/rlconfig: the configuration in force)
 #   TIMEOUT     (1s)    the gateways' --rate-limit-service-timeout (Envoy's own default is 20ms)
+#   REFERENCE_BIN       a built reference binary to run instead of building one from this checkout (the mutation
+#                       check, tools/mutants, passes each mutant's)
 #   FORTUNE_TCK_CACHE   where `make deps` put the service ($HOME/.cache/fortune-tck)
 # The gateways listen on the ports of the Gateway "eg" this script writes: 10080 (HTTP) and 10443 (HTTPS), and
 # the second instance 2 above (--port-offset 2): 10082 and 10445. Prints "envoy-ratelimit example ready" once the
@@ -57,7 +59,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # The reference, built first so that the processes started are the gateways themselves.
-(cd "$root" && go build -o "$dir/bin/reference" ./cmd/reference)
+reference="${REFERENCE_BIN:-}"
+if [ -z "$reference" ]; then
+  reference="$dir/bin/reference"
+  (cd "$root" && go build -o "$reference" ./cmd/reference)
+elif [ ! -x "$reference" ]; then
+  echo "REFERENCE_BIN=$reference is not an executable file" >&2
+  exit 3
+fi
 
 # The Gateway the suite's routes attach to (target.yaml: gatewayName eg).
 cat >"$dir/gateway/.gateway.yaml.tmp" <<'EOF'
@@ -94,7 +103,7 @@ RUNTIME_ROOT="$dir/runtime" RUNTIME_SUBDIRECTORY=ratelimit RUNTIME_WATCH_ROOT=fa
 pids+=($!)
 
 for i in 1 2; do
-  "$dir/bin/reference" serve gateway --config "$dir/gateway" --port-offset "$(((i - 1) * 2))" \
+  "$reference" serve gateway --config "$dir/gateway" --port-offset "$(((i - 1) * 2))" \
     --rate-limit-service "grpc://127.0.0.1:$grpc_port" --rate-limit-service-config "$config" \
     --rate-limit-service-timeout "${TIMEOUT:-1s}" \
     --access-log "$dir/gateway-$i-access.log" >"$dir/logs/gateway-$i.log" 2>&1 &

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -20,21 +21,31 @@ import (
 const usage = `mutants runs the conformance suite against deliberately broken copies of the reference.
 
 Usage:
-  go run ./tools/mutants [--only ID,ID] [-j N] [--out DIR] [--timeout D]
+  go run ./tools/mutants [--only ID,ID] [--targets NAME,NAME] [-j N] [--out DIR] [--timeout D]
   go run ./tools/mutants --list
 
 For every mutant of tools/mutants/catalogue.yaml (or those given with --only) it copies the working tree
 (the files git ls-files -co --exclude-standard lists: uncommitted edits count) into a scratch directory,
-applies the mutant's patch, builds ./cmd/reference there and runs 'tck run' against it (tck is built once,
-from the working tree). A mutant is caught when a scenario fails or is blocked.
+applies the mutant's patch and builds ./cmd/reference there. Then it runs 'tck run' (tck is built once, from
+the working tree) against every target make test runs the mutant's service in, each started as its test
+starts it:
+  reference        the reference stack tck boots (harness/run_test.go): every service
+  envoy-ratelimit  examples/envoy-ratelimit (cmd/tck/envoyratelimit_test.go): the gateway asking
+                   envoyproxy/ratelimit instead of counting; fixed ports, one run at a time
+  oidc-provider    the fortune service and greeting client with oidc-provider (cmd/tck/interop_test.go);
+                   its check-token profile fails by design and catches nothing
+A mutant is caught when a scenario fails or is blocked against one of them. About 30 s a target on an idle
+machine: a gateway, fortune or greeting mutant runs against two.
 
-Outcomes: caught; survived (every scenario passed: the suite has a hole); broke start-up (tck exit 3: the
+Outcomes: caught; survived (every scenario passed everywhere: the suite has a hole); broke start-up (the
 mutant is a catalogue defect, it must leave the services able to start); catalogue error (the patch does
 not apply or the reference does not build); timeout; error.
 
-Writes OUT/result.yaml and OUT/README.md (default reports/mutants) after every mutant; with --only the
-results of the mutants run replace theirs in the existing files and the others are kept. Exit status: 0 every mutant caught;
-1 some survived or the catalogue has errors; 2 bad usage; 130 interrupted (scratch directories are removed).
+Writes OUT/result.yaml and OUT/README.md (default reports/mutants) after every mutant, with each target's
+outcome and the scenarios that caught it; with --only the results of the mutants run replace theirs in the
+existing files and the others are kept. Exit status: 0 every mutant caught; 1 some survived or the catalogue
+has errors; 2 bad usage, or a target the mutants need is not installed (make deps); 130 interrupted (scratch
+directories are removed).
 
 Flags:
 `
@@ -47,6 +58,7 @@ func main() {
 type options struct {
 	list    bool
 	only    string
+	targets string
 	jobs    int
 	out     string
 	timeout time.Duration
@@ -56,11 +68,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&o.list, "list", false, "print the catalogue (id, service, spec, mistake) and exit")
+	fs.BoolVar(&o.list, "list", false, "print the catalogue (id, service, the targets it runs against, spec, mistake) and exit")
 	fs.StringVar(&o.only, "only", "", "comma-separated mutant ids to run instead of all")
+	fs.StringVar(&o.targets, "targets", "", "comma-separated targets to run the mutants against instead of all: "+strings.Join(targetNames(targets), ", "))
 	fs.IntVar(&o.jobs, "j", 1, "mutants run at once; each boots a whole reference stack, so keep it at the number of free cores")
 	fs.StringVar(&o.out, "out", "reports/mutants", "folder for result.yaml and README.md, relative to the checkout")
-	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest a suite run against one mutant may take")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest a suite run against one target of one mutant may take, its start included")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -100,25 +113,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mutants:", err)
 		return 2
 	}
+	ts, err := selectTargets(o.targets)
+	if err == nil {
+		err = checkTargets(chosen, ts)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mutants:", err)
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runAll(ctx, o, all, chosen, stdout, stderr)
+	return runAll(ctx, o, all, chosen, ts, stdout, stderr)
 }
 
 func printList(w io.Writer, all []Mutant) {
 	for _, m := range all {
-		fmt.Fprintf(w, "%-44s %-12s %-10s %s\n", m.ID, m.Service, m.Spec, m.Mistake)
+		fmt.Fprintf(w, "%-44s %-12s %-26s %-10s %s\n", m.ID, m.Service, strings.Join(targetNames(targetsOf(m, targets)), ","), m.Spec, m.Mistake)
 	}
 	fmt.Fprintf(w, "%d mutants\n", len(all))
 }
 
-func runAll(ctx context.Context, o options, all, chosen []Mutant, stdout, stderr io.Writer) int {
+func runAll(ctx context.Context, o options, all, chosen []Mutant, ts []suiteTarget, stdout, stderr io.Writer) int {
 	root, err := checkout()
 	if err != nil {
 		fmt.Fprintln(stderr, "mutants:", err)
 		return 2
 	}
-	r, err := newRunner(ctx, root, o.timeout, stdout)
+	r, err := newRunner(ctx, root, o.timeout, ts, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "mutants:", err)
 		return 1

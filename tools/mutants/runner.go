@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,23 +30,49 @@ const (
 	RunError       Outcome = "error"
 )
 
-// Result is the outcome of one mutant.
+// Result is the outcome of one mutant: caught when some target caught it.
 type Result struct {
-	Mutant   Mutant
+	Mutant  Mutant
+	Outcome Outcome
+	Runs    []TargetRun // one per target that runs the mutant's service, in the order of targets
+	Detail  string      // why, for anything but caught and survived
+	Seconds float64
+}
+
+// TargetRun is the outcome of the suite against one target of one mutant.
+type TargetRun struct {
+	Target   string
 	Outcome  Outcome
-	Catching []string // scenarios that failed or were blocked
-	Detail   string   // why, for anything but caught and survived
+	Catching []string // scenarios that failed or were blocked (those the target fails by design left out)
+	Detail   string
 	Seconds  float64
 }
 
-// runner holds what every mutant run shares: the checkout and the tck binary built once from it.
+// verdict is a mutant's outcome from its targets': caught by any of them, else the first that did not
+// survive explains, else survived.
+func verdict(runs []TargetRun) (Outcome, string) {
+	if slices.ContainsFunc(runs, func(r TargetRun) bool { return r.Outcome == Caught }) {
+		return Caught, ""
+	}
+	for _, r := range runs {
+		if r.Outcome != Survived {
+			return r.Outcome, r.Target + ": " + r.Detail
+		}
+	}
+	return Survived, ""
+}
+
+// runner holds what every mutant run shares: the checkout, the tck binary built once from it, the targets
+// chosen, and a lock per target that holds fixed ports.
 type runner struct {
-	root    string
-	tmp     string
-	tck     string
-	timeout time.Duration
-	out     io.Writer
-	mu      sync.Mutex // serializes progress lines
+	root      string
+	tmp       string
+	tck       string
+	timeout   time.Duration
+	out       io.Writer
+	targets   []suiteTarget
+	exclusive map[string]*sync.Mutex
+	mu        sync.Mutex // serializes progress lines
 }
 
 // checkout returns the root of the git working tree around the working directory.
@@ -57,12 +84,18 @@ func checkout() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-func newRunner(ctx context.Context, root string, timeout time.Duration, out io.Writer) (*runner, error) {
+func newRunner(ctx context.Context, root string, timeout time.Duration, chosen []suiteTarget, out io.Writer) (*runner, error) {
 	tmp, err := os.MkdirTemp("", "fortune-tck-mutants-")
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{root: root, tmp: tmp, tck: filepath.Join(tmp, "tck"), timeout: timeout, out: out}
+	r := &runner{root: root, tmp: tmp, tck: filepath.Join(tmp, "tck"), timeout: timeout, out: out, targets: chosen,
+		exclusive: map[string]*sync.Mutex{}}
+	for _, t := range chosen {
+		if t.exclusive {
+			r.exclusive[t.name] = &sync.Mutex{}
+		}
+	}
 	fmt.Fprintf(out, "building tck from %s\n", root)
 	if msg, err := goBuild(ctx, root, r.tck, "./cmd/tck"); err != nil {
 		r.close()
@@ -133,8 +166,8 @@ func (r *runner) progress(n, total int, res Result) {
 	defer r.mu.Unlock()
 	line := fmt.Sprintf("[%d/%d] %-44s %-15s %5.0fs", n, total, res.Mutant.ID, res.Outcome, res.Seconds)
 	switch {
-	case len(res.Catching) > 0:
-		line += "  " + firstN(res.Catching, 2)
+	case res.Outcome == Caught:
+		line += "  " + caughtBy(res.Runs, 1)
 	case res.Detail != "":
 		line += "  " + firstLine(res.Detail)
 	}
@@ -170,18 +203,63 @@ func (r *runner) runOne(ctx context.Context, m Mutant) (res Result) {
 		res.Outcome, res.Detail = CatalogueError, "the mutant does not build: "+firstLine(msg)
 		return res
 	}
-	return r.suite(ctx, res, tree, bin)
+	for _, t := range targetsOf(m, r.targets) {
+		if ctx.Err() != nil {
+			res.Outcome, res.Detail = RunError, "interrupted"
+			return res
+		}
+		res.Runs = append(res.Runs, r.runTarget(ctx, t, scratchRun{tree: tree, bin: bin, dir: filepath.Join(scratch, "target-"+t.name)}))
+	}
+	switch {
+	case ctx.Err() != nil:
+		res.Outcome, res.Detail = RunError, "interrupted"
+		return res
+	case len(res.Runs) == 0:
+		res.Outcome, res.Detail = RunError, "no target chosen runs the service "+m.Service
+		return res
+	}
+	res.Outcome, res.Detail = verdict(res.Runs)
+	return res
 }
 
-// suite runs tck against the built mutant and reads its report.
-func (r *runner) suite(ctx context.Context, res Result, tree, bin string) Result {
+// runTarget starts the target (when tck does not start it itself) and runs tck against it.
+func (r *runner) runTarget(ctx context.Context, t suiteTarget, s scratchRun) (run TargetRun) {
+	start := time.Now()
+	run = TargetRun{Target: t.name}
+	defer func() { run.Seconds = time.Since(start).Seconds() }()
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		run.Outcome, run.Detail = RunError, err.Error()
+		return run
+	}
+	if mu := r.exclusive[t.name]; mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	reports := filepath.Join(tree, "reports")
+	st := started{env: []string{"TCK_REFERENCE_BIN=" + s.bin}}
+	if t.start != nil {
+		var err error
+		if st, err = t.start(ctx, s); err != nil {
+			var se *startError
+			run.Outcome, run.Detail = RunError, firstLine(err.Error())
+			if errors.As(err, &se) && se.broke {
+				run.Outcome, run.Detail = BrokeStartup, lastLines(err.Error(), 3)
+			}
+			return run
+		}
+		defer st.stop()
+	}
+	return r.suite(ctx, t, s, st, run)
+}
+
+// suite runs tck against a started target and reads its report.
+func (r *runner) suite(ctx context.Context, t suiteTarget, s scratchRun, st started, run TargetRun) TargetRun {
+	reports := filepath.Join(s.dir, "reports")
 	var log bytes.Buffer
-	cmd := exec.CommandContext(ctx, r.tck, "run", "--reports", reports, "--format", "progress")
-	cmd.Dir = tree
-	cmd.Env = append(os.Environ(), "TCK_REFERENCE_BIN="+bin)
+	cmd := exec.CommandContext(ctx, r.tck, append([]string{"run", "--reports", reports, "--format", "progress"}, st.args...)...)
+	cmd.Dir = s.tree
+	cmd.Env = append(os.Environ(), st.env...)
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// tck stops the services it started when interrupted; only if it does not within the delay is it killed.
@@ -191,24 +269,27 @@ func (r *runner) suite(ctx context.Context, res Result, tree, bin string) Result
 	code := cmd.ProcessState.ExitCode()
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		res.Outcome, res.Detail = TimedOut, fmt.Sprintf("the suite ran longer than %s", r.timeout)
+		run.Outcome, run.Detail = TimedOut, fmt.Sprintf("the suite ran longer than %s", r.timeout)
 	case ctx.Err() != nil:
-		res.Outcome, res.Detail = RunError, "interrupted"
+		run.Outcome, run.Detail = RunError, "interrupted"
 	case code == 0:
-		res.Outcome = Survived
+		run.Outcome = Survived
 	case code == 1:
-		names, rerr := failedScenarios(filepath.Join(reports, "conformance-report.yaml"))
-		if rerr != nil || len(names) == 0 {
-			res.Outcome, res.Detail = RunError, fmt.Sprintf("tck exited 1 but its report names no failed scenario (%v): %s", rerr, lastLines(log.String(), 5))
-			return res
+		names, rerr := failedScenarios(filepath.Join(reports, "conformance-report.yaml"), t.expected)
+		switch {
+		case rerr != nil || len(names) == 0 && t.expected == nil:
+			run.Outcome, run.Detail = RunError, fmt.Sprintf("tck exited 1 but its report names no failed scenario (%v): %s", rerr, lastLines(log.String(), 5))
+		case len(names) == 0: // only the scenarios the target fails by design
+			run.Outcome = Survived
+		default:
+			run.Outcome, run.Catching = Caught, names
 		}
-		res.Outcome, res.Catching = Caught, names
 	case code == 3:
-		res.Outcome, res.Detail = BrokeStartup, lastLines(log.String(), 3)
+		run.Outcome, run.Detail = BrokeStartup, lastLines(log.String(), 3)
 	default:
-		res.Outcome, res.Detail = RunError, fmt.Sprintf("tck exited %d (%v): %s", code, err, lastLines(log.String(), 5))
+		run.Outcome, run.Detail = RunError, fmt.Sprintf("tck exited %d (%v): %s", code, err, lastLines(log.String(), 5))
 	}
-	return res
+	return run
 }
 
 // copyTree copies the files git lists in root (tracked and untracked, not ignored) to dst, so that the
