@@ -24,7 +24,12 @@
 // x-ratelimit-* headers, without calling the upstream; 500 (RLSE) when the
 // Redis of Global limits (or the rate limit service asked about them,
 // Options.RateLimitService) is down and the gateway fails closed; 500 when
-// the chosen backendRef does not resolve; otherwise the backend, with the
+// the chosen backendRef does not resolve, and on every route of a
+// BackendTrafficPolicy that Envoy Gateway's translator cannot translate (a
+// Distinct header selector with invert or a value, an Exact or
+// RegularExpression one without a value, a regular expression that does
+// not compile: the file is read, the policy noticed as not accepted and
+// not applied, as Envoy Gateway answers since v1.2); otherwise the backend, with the
 // client's Host, an x-request-id (generated when absent), x-forwarded-for
 // and x-forwarded-proto; 503 (UF) when it cannot be reached. One JSON line
 // per request goes to the access log, in Envoy Gateway's default format
@@ -57,7 +62,10 @@ const Support = `Manifests (*.yaml, *.yml in the directory; multi-document; a v1
       limit {requests, unit Second | Minute | Hour | Day | Week | Month | Year}
       clientSelectors[]: headers[] Exact | RegularExpression | Distinct (+ invert),
         methods[], path, sourceCIDR Exact | Distinct; shared; shadowMode (Global)
-    not implemented (logged): cost, targetSelectors, every other feature (retry, timeout, ...)
+      cost.request / cost.response {from Number | Metadata, number | metadata} (Global)
+    a selector Envoy Gateway cannot translate (Distinct with invert or a value, no value
+      otherwise, a regex that does not compile): the policy is not applied, its routes answer 500
+    not implemented (logged): targetSelectors, every other feature (retry, timeout, ...)
   Secret (v1, type kubernetes.io/tls): data or stringData tls.crt, tls.key
 Rate limits: fixed windows aligned to the Unix epoch (Local too, where Envoy uses token buckets);
   a request without the header (or address) a selector needs is neither counted nor limited by

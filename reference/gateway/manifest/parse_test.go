@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,10 +197,7 @@ func TestParseErrors(t *testing.T) {
 		{"requests string", policy(target + "  rateLimit:\n    global:\n      rules: [{limit: {requests: three, unit: Minute}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].limit.requests", "must be an integer"},
 		{"no limit", policy(target + "  rateLimit:\n    local:\n      rules: [{}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.local.rules[0].limit", "is required"},
 		{"empty selector", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0]", "at least one of headers"},
-		{"distinct value", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x, type: Distinct, value: a}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].value", "must not be set for type Distinct"},
-		{"exact no value", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].value", "required for type Exact"},
 		{"header type", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x, type: Prefix, value: a}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].type", "valid: Exact, RegularExpression, Distinct"},
-		{"header regex", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [{name: x, type: RegularExpression, value: \"[\"}]}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].headers[0].value", "invalid regular expression"},
 		{"cidr", policy(target + "  rateLimit:\n    global:\n      rules: [{clientSelectors: [{sourceCIDR: {value: 10.0.0.1}}], limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].clientSelectors[0].sourceCIDR.value", "not a CIDR"},
 		{"shared", policy(target + "  rateLimit:\n    global:\n      rules: [{shared: yes, limit: {requests: 1, unit: Second}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].shared", "must be true or false"},
 		{"cost negative", policy(target + "  rateLimit:\n    global:\n      rules: [{limit: {requests: 1, unit: Second}, cost: {request: {from: Number, number: -1}}}]\n"), "BackendTrafficPolicy ns/p", "spec.rateLimit.global.rules[0].cost.request.number", "from 0 to 1000000000, not -1"},
@@ -416,5 +414,41 @@ func TestParseUnknownKindOfAnOwnGroupIsAnError(t *testing.T) {
 		if err != nil || len(notices) != 1 || !strings.Contains(notices[0].String(), "not implemented") {
 			t.Errorf("%q: err %v, notices %v; want one not-implemented notice", y, err, notices)
 		}
+	}
+}
+
+// What Envoy Gateway's CRD admits but its translator cannot translate (buildRateLimitRule) is no error of the
+// file: the policy is read, marked invalid with the translator's message (its Accepted condition), and noticed.
+func TestUntranslatablePolicies(t *testing.T) {
+	const target = "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n"
+	rule := func(header string) string {
+		return "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: p, namespace: ns}\nspec:\n" + target +
+			"  rateLimit:\n    global:\n      rules: [{clientSelectors: [{headers: [" + header + "]}], limit: {requests: 1, unit: Second}}]\n"
+	}
+	missing := "RateLimit: unable to translate rateLimit. Either the header.Type is not valid or the header is missing a value"
+	tests := []struct{ name, header, invalid, field string }{
+		{"distinct invert", "{name: x, type: Distinct, invert: true}", "RateLimit: unable to translate rateLimit.Invert is not applicable for distinct header match type.", ".invert"},
+		{"distinct value", "{name: x, type: Distinct, value: a}", missing, ".value"},
+		{"exact no value", "{name: x}", missing, ".value"},
+		{"regex no value", "{name: x, type: RegularExpression}", missing, ".value"},
+		{"regex", "{name: x, type: RegularExpression, value: \"*.illegal\"}", "RateLimit: regex \"*.illegal\" is invalid: error parsing regexp: missing argument to repetition operator: `*`", ".value"},
+		{"valid", "{name: x, value: a, invert: true}, {name: y, type: Distinct}", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, notices, err := Parse([]File{{Name: "f.yaml", Data: []byte(rule(tt.header))}})
+			if err != nil || len(set.Policies) != 1 {
+				t.Fatalf("want the policy read without error, got %v, %v", set, err)
+			}
+			if got := set.Policies[0].Invalid; got != tt.invalid {
+				t.Fatalf("Invalid = %q, want %q", got, tt.invalid)
+			}
+			noticed := slices.ContainsFunc(notices, func(n Notice) bool {
+				return strings.HasSuffix(n.Field, "headers[0]"+tt.field) && strings.Contains(n.Msg, "answer 500")
+			})
+			if noticed != (tt.invalid != "") {
+				t.Errorf("noticed %v, want %v: %v", noticed, tt.invalid != "", notices)
+			}
+		})
 	}
 }

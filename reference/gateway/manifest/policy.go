@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"net/netip"
+	"regexp"
 	"time"
 )
 
@@ -98,14 +99,14 @@ func readRateLimit(o *object, p *BackendTrafficPolicy) {
 		if !g.has("rules") {
 			g.errorf("rules", "is required")
 		}
-		p.Global = readRules(g, true)
+		p.Global = readRules(g, true, p)
 		if p.Global == nil {
 			p.Global = []*RateLimitRule{}
 		}
 		g.done()
 	}
 	if l := o.child("local"); l.present() {
-		p.Local = readRules(l, false)
+		p.Local = readRules(l, false, p)
 		if p.Local == nil {
 			p.Local = []*RateLimitRule{}
 		}
@@ -114,17 +115,17 @@ func readRateLimit(o *object, p *BackendTrafficPolicy) {
 	o.done()
 }
 
-func readRules(o *object, global bool) []*RateLimitRule {
+func readRules(o *object, global bool, p *BackendTrafficPolicy) []*RateLimitRule {
 	var rules []*RateLimitRule
 	for _, ro := range o.objects("rules") {
-		if r := readRule(ro, global); r != nil {
+		if r := readRule(ro, global, p); r != nil {
 			rules = append(rules, r)
 		}
 	}
 	return rules
 }
 
-func readRule(o *object, global bool) *RateLimitRule {
+func readRule(o *object, global bool, p *BackendTrafficPolicy) *RateLimitRule {
 	r := &RateLimitRule{Field: o.path}
 	lim := o.child("limit")
 	if !lim.present() {
@@ -141,7 +142,7 @@ func readRule(o *object, global bool) *RateLimitRule {
 	r.Window = Units[r.Unit]
 	lim.done()
 	for _, so := range o.objects("clientSelectors") {
-		r.Selectors = append(r.Selectors, readSelector(so))
+		r.Selectors = append(r.Selectors, readSelector(so, p))
 	}
 	r.Shared = o.boolean("shared")
 	if o.has("shadowMode") && !global {
@@ -213,13 +214,13 @@ func readCostSpecifier(o *object) *Cost {
 }
 
 // readSelector reads one client selector: every condition given must hold.
-func readSelector(o *object) *ClientSelector {
+func readSelector(o *object, p *BackendTrafficPolicy) *ClientSelector {
 	s := &ClientSelector{}
 	if !o.has("headers") && !o.has("methods") && !o.has("path") && !o.has("sourceCIDR") {
 		o.d.errorf(o.node, o.path, "at least one of headers, methods, path or sourceCIDR must be specified")
 	}
 	for _, ho := range o.objects("headers") {
-		s.Headers = append(s.Headers, readHeaderSelector(ho))
+		s.Headers = append(s.Headers, readHeaderSelector(ho, p))
 	}
 	for _, mo := range o.objects("methods") {
 		m := &MethodSelector{Method: mo.enum("value", "", methods...), Invert: mo.boolean("invert")}
@@ -239,29 +240,55 @@ func readSelector(o *object) *ClientSelector {
 	return s
 }
 
-func readHeaderSelector(o *object) *HeaderSelector {
+// readHeaderSelector reads a header selector. What Envoy Gateway's CRD
+// refuses (an unknown type, no name) is an error; what its translator
+// cannot translate (buildRateLimitRule in
+// internal/gatewayapi/backendtrafficpolicy.go) makes the policy invalid.
+func readHeaderSelector(o *object, p *BackendTrafficPolicy) *HeaderSelector {
 	h := &HeaderSelector{Name: o.headerName("name"), Type: o.enum("type", MatchExact, MatchExact, MatchRegex, MatchDistinct)}
-	switch h.Type {
-	case MatchDistinct:
-		if o.has("value") {
-			o.errorf("value", "must not be set for type Distinct (every distinct value gets its own counter)")
-		}
+	switch {
+	case h.Type == MatchDistinct && !o.has("value"):
 		if o.boolean("invert") {
-			o.errorf("invert", "must not be set for type Distinct")
+			p.untranslatable(o, "invert", "unable to translate rateLimit.Invert is not applicable for distinct header match type.")
 		}
-		o.ignore("value")
-	case MatchExact, MatchRegex:
-		if !o.has("value") {
-			o.errorf("value", "is required for type %s", h.Type)
-		}
+	case h.Type == MatchDistinct, !o.has("value"):
+		p.untranslatable(o, "value", "unable to translate rateLimit. Either the header.Type is not valid or the header is missing a value")
+		o.ignore("value", "invert")
+	default:
 		h.Value = o.str("value")
 		if h.Type == MatchRegex {
-			h.RE = o.regex("value", h.Value)
+			h.RE = o.untranslatableRegex("value", h.Value, p)
 		}
 		h.Invert = o.boolean("invert")
 	}
 	o.done()
 	return h
+}
+
+// untranslatable makes the policy invalid with Envoy Gateway's message
+// (the first one, as its translator stops there), noticed at the field.
+func (p *BackendTrafficPolicy) untranslatable(o *object, key, msg string) {
+	msg = "RateLimit: " + msg
+	if p.Invalid == "" {
+		p.Invalid = msg
+	}
+	o.d.notice(o.line(key), o.field(key), "the policy is not accepted (Accepted False, reason Invalid: "+msg+
+		"); the routes it targets answer 500, as Envoy Gateway's do")
+}
+
+// untranslatableRegex compiles a header selector's regular expression;
+// one that does not compile makes the policy invalid.
+func (o *object) untranslatableRegex(key, value string, p *BackendTrafficPolicy) *regexp.Regexp {
+	if len(value) > maxRegexLen {
+		o.errorf(key, "is longer than %d characters", maxRegexLen)
+		return nil
+	}
+	re, err := regexp.Compile(`^(?:` + value + `)$`)
+	if err != nil {
+		p.untranslatable(o, key, fmt.Sprintf("regex %q is invalid: %v", value, err))
+		return nil
+	}
+	return re
 }
 
 func readPathSelector(o *object) *PathSelector {

@@ -138,6 +138,11 @@ type BackendTrafficPolicy struct {
 	// Global and Local are the rules of rateLimit.global and
 	// rateLimit.local; nil when that block is absent.
 	Global, Local []*RateLimitRule
+	// Invalid is why Envoy Gateway's translator cannot turn the rate
+	// limit into Envoy's (its Accepted condition: False, reason Invalid,
+	// with this message); empty when it can. Such a policy is a valid
+	// resource, not applied: the routes it targets answer 500.
+	Invalid string
 }
 
 // RateLimitRule is one rule: a limit per window for the requests its

@@ -192,7 +192,7 @@ func (b *builder) place(g *manifest.Gateway, l *manifest.Listener, r *manifest.H
 	if name == "" {
 		name = "*"
 	}
-	limits := b.policies.rulesFor(g.ID(), r.ID())
+	policy := b.policies.claimFor(g.ID(), r.ID())
 	for i, rule := range r.Rules {
 		for j, m := range rule.Matches {
 			rt := &Route{
@@ -209,7 +209,10 @@ func (b *builder) place(g *manifest.Gateway, l *manifest.Listener, r *manifest.H
 				continue
 			}
 			b.seen[key] = true
-			rt.Limits = ratelimit.NewRouteOn(g.ID()+"/"+l.Name, rt.Name, limits)
+			rt.Limits = ratelimit.NewRouteOn(g.ID()+"/"+l.Name, rt.Name, policy.rules)
+			if policy.invalid() {
+				rt.Backends = nil // every request answered 500
+			}
 			b.vhost(p, name).routes = append(b.vhost(p, name).routes, rt)
 		}
 	}

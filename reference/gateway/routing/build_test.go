@@ -288,6 +288,47 @@ func TestPolicies(t *testing.T) {
 	}
 }
 
+// A policy Envoy Gateway cannot translate still claims its targets, whose routes answer 500 (no backend to
+// pick) and are not limited; one targeting the Gateway does the same to the routes without their own policy.
+func TestUntranslatablePolicyMakesItsRoutesAnswer500(t *testing.T) {
+	const distinctInvert = "  rateLimit: {global: {rules: [{clientSelectors: [{headers: [{name: x, type: Distinct, invert: true}]}], limit: {requests: 1, unit: Minute}}]}}\n"
+	policy := func(name, kind, target, rateLimit string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name + "}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + target + "}]\n" + rateLimit
+	}
+	backend := "  parentRefs: [{name: eg, sectionName: http}]\n  rules: [{matches: [{path: {value: /%s}}], backendRefs: [{name: svc, port: 8081}]}]\n"
+	tbl, _ := build(t, gatewayYAML,
+		route("bad", strings.ReplaceAll(backend, "%s", "b")),
+		route("good", strings.ReplaceAll(backend, "%s", "g")),
+		route("own", strings.ReplaceAll(backend, "%s", "o")),
+		policy("bad", "HTTPRoute", "bad", distinctInvert),
+		policy("good", "HTTPRoute", "good", "  rateLimit: {global: {rules: [{limit: {requests: 1, unit: Minute}}]}}\n"),
+	)
+	answers := func(tbl *Table, path string) (*Route, bool) {
+		rt := tbl.Port(80).Lookup(httptest.NewRequest("GET", "http://h"+path, nil))
+		if rt == nil {
+			t.Fatalf("%s: not routed", path)
+		}
+		_, ok := rt.Backends.Pick()
+		return rt, ok
+	}
+	if rt, ok := answers(tbl, "/b"); ok || rt.Limits != nil {
+		t.Errorf("the route of a policy that cannot be translated: a backend picked %v, limits %v; want 500 and no limit", ok, rt.Limits)
+	}
+	if rt, ok := answers(tbl, "/g"); !ok || headerLimit(t, rt) != "1, 1;w=60" {
+		t.Errorf("the route of a valid policy: a backend picked %v, limit %q", ok, headerLimit(t, rt))
+	}
+	gw, _ := build(t, gatewayYAML, route("own", strings.ReplaceAll(backend, "%s", "o")), route("plain", strings.ReplaceAll(backend, "%s", "p")),
+		policy("own", "HTTPRoute", "own", "  rateLimit: {global: {rules: [{limit: {requests: 2, unit: Minute}}]}}\n"),
+		policy("gw", "Gateway", "eg", distinctInvert))
+	if _, ok := answers(gw, "/p"); ok {
+		t.Error("a route under a Gateway policy that cannot be translated picked a backend; want 500")
+	}
+	if rt, ok := answers(gw, "/o"); !ok || headerLimit(t, rt) != "2, 2;w=60" {
+		t.Errorf("a route with a valid policy of its own, under a Gateway policy that cannot be translated: a backend picked %v, limit %q", ok, headerLimit(t, rt))
+	}
+}
+
 func TestConflictsAndCertificatesAreErrors(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"protocol", gatewayYAML + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: two}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: x, protocol: HTTPS, port: 80}]\n",

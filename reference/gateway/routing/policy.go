@@ -35,7 +35,10 @@ func (b *builder) indexPolicies(ps []*manifest.BackendTrafficPolicy) {
 		return strings.Compare(x.ID(), y.ID())
 	})
 	for _, p := range sorted {
-		c := claim{policy: p, rules: ratelimit.RulesOf(p)}
+		c := claim{policy: p}
+		if p.Invalid == "" {
+			c.rules = ratelimit.RulesOf(p)
+		}
 		for _, t := range p.Targets {
 			b.claim(c, t)
 		}
@@ -72,11 +75,17 @@ func (b *builder) claim(c claim, t manifest.Ref) {
 	claims[id] = c
 }
 
-// rulesFor returns the rules of a route attached through a Gateway: the
-// route's own policy, else the Gateway's.
-func (p policies) rulesFor(gatewayID, routeID string) []*ratelimit.Rule {
+// claimFor returns the policy of a route attached through a Gateway, with
+// its rules: the route's own policy, else the Gateway's (none: a zero
+// claim).
+func (p policies) claimFor(gatewayID, routeID string) claim {
 	if c, ok := p.byRoute[routeID]; ok {
-		return c.rules
+		return c
 	}
-	return p.byGateway[gatewayID].rules
+	return p.byGateway[gatewayID]
 }
+
+// invalid tells whether the claim's policy is one Envoy Gateway cannot
+// translate: the routes it applies to then answer 500 (a direct response,
+// applyTrafficFeatureToRoute in its internal/gatewayapi/backendtrafficpolicy.go).
+func (c claim) invalid() bool { return c.policy != nil && c.policy.Invalid != "" }
