@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -117,14 +118,16 @@ func (gw *gatewaySteps) requestLimited(i int, table *godog.Table) error {
 	return nil
 }
 
-func (gw *gatewaySteps) everyAnswerHas(name, want string) error {
-	if len(gw.answers) == 0 {
-		return fmt.Errorf("no request was sent before this step: there is no answer to check")
+// everyAnswerHas checks the header of every answer from request from on.
+func (gw *gatewaySteps) everyAnswerHas(from int, name, want string) error {
+	if len(gw.answers) < from {
+		return fmt.Errorf("request %d was not sent before this step (%d were): there is no answer to check", from, len(gw.answers))
 	}
-	for i, a := range gw.answers {
+	for i := from; i <= len(gw.answers); i++ {
+		a := gw.answers[i-1]
 		if got := a.Header.Get(name); got != want {
 			gw.Last = a
-			return gw.Failf("request %d: header %s is %q, want %q", i+1, name, got, want)
+			return gw.Failf("request %d: header %s is %q, want %q", i, name, got, want)
 		}
 	}
 	return nil
@@ -132,18 +135,80 @@ func (gw *gatewaySteps) everyAnswerHas(name, want string) error {
 
 // passUnlimited checks that requests from..to passed and carry no rate-limit header: no rule counted them.
 func (gw *gatewaySteps) passUnlimited(from, to int) error {
+	return gw.answeredWithoutLimit(from, to, http.StatusOK)
+}
+
+// answeredWithoutLimit checks that requests from..to were answered status and carry no rate-limit header.
+func (gw *gatewaySteps) answeredWithoutLimit(from, to, status int) error {
 	if to < from {
 		return fmt.Errorf("no request was sent before this step (requests %d to %d): there is no answer to check", from, to)
 	}
 	for i := from; i <= to; i++ {
-		if err := gw.passes(i); err != nil {
+		a, err := gw.answerNo(i)
+		if err != nil {
 			return err
 		}
+		if a.Status != status {
+			return gw.Failf("request %d: status %d, want %d", i, a.Status, status)
+		}
 		for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
-			if v := gw.Last.Header.Get(h); v != "" {
+			if v := a.Header.Get(h); v != "" {
 				return gw.Failf("request %d carries %s: %s; no rule applies to it", i, h, v)
 			}
 		}
+	}
+	return nil
+}
+
+// answeredInTurn checks requests 1 to n against two lists of n, the statuses (200 from the upstream, or 429)
+// and the x-ratelimit-remaining of each: a row of a boundary table, request by request.
+func (gw *gatewaySteps) answeredInTurn(n int, statuses, remainings string) error {
+	st, rem := splitInts(statuses), splitInts(remainings)
+	if len(st) != n || len(rem) != n {
+		return fmt.Errorf("the step lists %d statuses and %d remainings for %d requests", len(st), len(rem), n)
+	}
+	if len(gw.answers) != n {
+		return fmt.Errorf("%d requests were sent, the step judges %d", len(gw.answers), n)
+	}
+	for i := 1; i <= n; i++ {
+		a, err := gw.answerNo(i)
+		if err != nil {
+			return err
+		}
+		if a.Status != st[i-1] {
+			return gw.Failf("request %d: status %d, want %d", i, a.Status, st[i-1])
+		}
+		got, err := gw.remaining(i)
+		if err != nil {
+			return err
+		}
+		if got != rem[i-1] {
+			return gw.Failf("request %d: x-ratelimit-remaining %d, want %d", i, got, rem[i-1])
+		}
+	}
+	return nil
+}
+
+// splitInts reads "200, 200, 429"; a part that is no number is -1, which no status or remaining equals.
+func splitInts(list string) []int {
+	var out []int
+	for part := range strings.SplitSeq(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			n = -1
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func (gw *gatewaySteps) requestHas(i int, name, want string) error {
+	a, err := gw.answerNo(i)
+	if err != nil {
+		return err
+	}
+	if got := a.Header.Get(name); got != want {
+		return gw.Failf("request %d: header %s is %q, want %q", i, name, got, want)
 	}
 	return nil
 }

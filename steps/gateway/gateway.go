@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"sync"
 	"time"
 
@@ -83,6 +84,11 @@ type gatewaySteps struct {
 	area    *Area
 	routes  map[string]string
 	answers []*core.Exchange
+	// applied are the manifests the scenario handed to the gateway, by name, as last applied; backends the routes
+	// whose Backend was applied alone, before them; policy the last policy applied.
+	applied  map[string][]byte
+	backends map[string]bool
+	policy   *appliedPolicy
 	// client trusts the gateway's self-signed certificate and records each answer as the scenario's last.
 	client *resty.Client
 }
@@ -90,7 +96,7 @@ type gatewaySteps struct {
 // start gives the scenario its routes, its client and the placeholders of the gateway feature. They are the
 // gateway's own ({caller}, not the authorization server's {user}): a target may declare a gateway alone.
 func (gw *gatewaySteps) start() {
-	gw.routes = map[string]string{}
+	gw.routes, gw.applied, gw.backends = map[string]string{}, map[string][]byte{}, map[string]bool{}
 	gw.client = core.NewRestyClient(gatewayClient(gw.Run), gw.Record)
 	gw.Vars["other_route"], gw.Vars["other_host"] = gw.Names.Route+"-other", "other-"+gw.Names.Host
 	gw.Vars["caller"] = "tck-caller-" + gw.ID()
@@ -101,11 +107,21 @@ func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^an upstream that counts the requests it receives$`, gw.upstreamRuns)
 	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" leads to the upstream$`, gw.routeToUpstream)
 	sc.Step(`^the policy "([^"]+)" applies to the route(?: "([^"]+)")?$`, gw.applyPolicy)
-	sc.Step(`^the invalid policy "([^"]+)" is offered for the route$`, gw.offerPolicy)
+	sc.Step(`^the policy "([^"]+)" applies to the route, before the route "([^"]+)" it also names exists$`, func(ctx context.Context, template, later string) error {
+		return gw.applyPolicyBefore(ctx, template, "", later)
+	})
+	sc.Step(`^the route "([^"]+)" for the host "([^"]+)" is added on its own, its Backend already applied$`, gw.routeOnItsOwn)
+	sc.Step(`^the policy takes effect on the route(?: "([^"]+)")?$`, gw.takesEffectOn)
+	sc.Step(`^the policy "([^"]+)" is changed to "([^"]+)"$`, gw.changePolicy)
+	sc.Step(`^the route "([^"]+)" is removed$`, gw.removeRoute)
+	sc.Step(`^the route "([^"]+)" is added again$`, gw.addRouteAgain)
+	sc.Step(`^the invalid policy "([^"]+)" is offered for the route(?:, refused at "([^"]+)")?$`, gw.offerPolicy)
+	sc.Step(`^the policy "([^"]+)", which Envoy Gateway cannot translate, is applied to the route$`, gw.applyUntranslatable)
+	sc.Step(`^the route answers 500 on every gateway instance$`, gw.routeAnswers500)
 	sc.Step(`^(\d+) requests? with "([^"]+)" (?:are|is) sent to the route(?: "([^"]+)")?$`, func(n int, h, route string) error {
 		return gw.sendHeaders(n, h, sendOptions{method: "GET", route: route})
 	})
-	sc.Step(`^(\d+) requests with "([^"]+)" and "([^"]+)" are sent to the route$`, func(n int, h1, h2 string) error {
+	sc.Step(`^(\d+) requests? with "([^"]+)" and "([^"]+)" (?:are|is) sent to the route$`, func(n int, h1, h2 string) error {
 		return gw.sendHeaders(n, h1+"\n"+h2, sendOptions{method: "GET"})
 	})
 	sc.Step(`^(\d+) (GET|HEAD) requests with "([^"]+)" are sent to the route over HTTPS$`, func(n int, method, h string) error {
@@ -126,11 +142,17 @@ func (gw *gatewaySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^requests with "([^"]+)" and "([^"]+)" in turn are sent to the route until one is answered 429, (\d+) at most$`, gw.sendUntilLimited)
 	sc.Step(`^the last request is answered 429 with the header "([^"]+)" "([^"]+)"$`, gw.lastLimitedWith)
 	sc.Step(`^request (\d+) passes with x-ratelimit-remaining "(\d+)"$`, gw.requestPasses)
+	sc.Step(`^requests 1 to (\d+) are answered ([0-9, ]+) with x-ratelimit-remaining ([0-9, ]+)$`, gw.answeredInTurn)
+	sc.Step(`^request (\d+) has the header "([^"]+)" "([^"]+)"$`, gw.requestHas)
+	sc.Step(`^requests (\d+) to (\d+) are answered 500 without rate-limit headers$`, func(from, to int) error {
+		return gw.answeredWithoutLimit(from, to, http.StatusInternalServerError)
+	})
 	sc.Step(`^requests (\d+) and (\d+) pass$`, gw.requestsPass)
 	sc.Step(`^each request before the last passes with an x-ratelimit-remaining one less than the request before it$`, gw.remainingCountsDown)
 	sc.Step(`^request (\d+) is answered 429$`, func(i int) error { return gw.requestLimited(i, nil) })
 	sc.Step(`^request (\d+) is answered 429 with the headers:$`, gw.requestLimited)
-	sc.Step(`^every answer has the header "([^"]+)" "([^"]+)"$`, gw.everyAnswerHas)
+	sc.Step(`^every answer has the header "([^"]+)" "([^"]+)"$`, func(name, want string) error { return gw.everyAnswerHas(1, name, want) })
+	sc.Step(`^every answer from request (\d+) on has the header "([^"]+)" "([^"]+)"$`, gw.everyAnswerHas)
 	sc.Step(`^requests (\d+) to (\d+) pass without rate-limit headers$`, gw.passUnlimited)
 	sc.Step(`^every request passes without rate-limit headers$`, func() error { return gw.passUnlimited(1, len(gw.answers)) })
 	sc.Step(`^the upstream received (\d+) requests for the route(?: "([^"]+)")?$`, gw.upstreamReceived)

@@ -37,7 +37,7 @@ func TestEveryAnswerOfNoAnswerIsNoPass(t *testing.T) {
 	run := core.NewRun(nil)
 	gw := &gatewaySteps{Scenario: core.NewScenario(run), area: New(run, Hooks{})}
 	gw.start()
-	if err := gw.everyAnswerHas("x-ratelimit-limit", "3, 3;w=60"); err == nil {
+	if err := gw.everyAnswerHas(1, "x-ratelimit-limit", "3, 3;w=60"); err == nil {
 		t.Error("every answer of none has the header: want an error")
 	}
 }
