@@ -14,8 +14,10 @@
 #   REFERENCE_BIN       a built reference binary to run instead of building one from this checkout (the mutation
 #                       check, tools/mutants, passes each mutant's)
 #   FORTUNE_TCK_CACHE   where `make deps` put the service ($HOME/.cache/fortune-tck)
-# The gateways listen on the ports of the Gateway "eg" this script writes: 10080 (HTTP) and 10443 (HTTPS), and
-# the second instance 2 above (--port-offset 2): 10082 and 10445. Prints "envoy-ratelimit example ready" once the
+#   GATEWAY_HTTP_PORT (10080), GATEWAY_HTTPS_PORT (10443)  the listeners of the Gateway "eg" this script writes;
+#                       the second gateway serves them 2 above (--port-offset 2), so both must be free 2 above too
+#                       (target.yaml reads them, and GATEWAY2_HTTP_PORT and GATEWAY2_HTTPS_PORT for the second)
+# Prints "envoy-ratelimit example ready" once the
 # service and both gateways answer, then runs until Ctrl-C or SIGTERM, which stop every process (as does any of
 # them exiting). Exits 3 when the service is not built or was built at another version (run make deps), or a
 # program it needs is missing.
@@ -41,9 +43,11 @@ debug_port="${DEBUG_PORT:-16070}"
 config="$dir/runtime/ratelimit/config"
 mkdir -p "$dir/gateway" "$config" "$dir/logs" "$dir/bin"
 
-for port in 10080 10082 "$http_port" "$debug_port"; do
+gw_http="${GATEWAY_HTTP_PORT:-10080}"
+gw_https="${GATEWAY_HTTPS_PORT:-10443}"
+for port in "$gw_http" "$((gw_http + 2))" "$http_port" "$debug_port"; do
   if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-    echo "port $port already answers HTTP: stop what runs there (or set HTTP_PORT, DEBUG_PORT)" >&2
+    echo "port $port already answers HTTP: stop what runs there (or set GATEWAY_HTTP_PORT, HTTP_PORT, DEBUG_PORT)" >&2
     exit 1
   fi
 done
@@ -69,7 +73,7 @@ elif [ ! -x "$reference" ]; then
 fi
 
 # The Gateway the suite's routes attach to (target.yaml: gatewayName eg).
-cat >"$dir/gateway/.gateway.yaml.tmp" <<'EOF'
+cat >"$dir/gateway/.gateway.yaml.tmp" <<EOF
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata:
@@ -77,8 +81,8 @@ metadata:
 spec:
   gatewayClassName: eg
   listeners:
-    - {name: http, protocol: HTTP, port: 10080}
-    - {name: https, protocol: HTTPS, port: 10443}
+    - {name: http, protocol: HTTP, port: $gw_http}
+    - {name: https, protocol: HTTPS, port: $gw_https}
 EOF
 mv -f "$dir/gateway/.gateway.yaml.tmp" "$dir/gateway/gateway.yaml"
 
@@ -129,9 +133,9 @@ waitfor() {
   exit 1
 }
 waitfor "http://127.0.0.1:$http_port/healthcheck" "envoyproxy/ratelimit"
-waitfor "http://127.0.0.1:10080/" "gateway 1"
-waitfor "http://127.0.0.1:10082/" "gateway 2"
-echo "envoy-ratelimit example ready: gateways on http://127.0.0.1:10080 and http://127.0.0.1:10082, service grpc://127.0.0.1:$grpc_port, manifests in $dir/gateway"
+waitfor "http://127.0.0.1:$gw_http/" "gateway 1"
+waitfor "http://127.0.0.1:$((gw_http + 2))/" "gateway 2"
+echo "envoy-ratelimit example ready: gateways on http://127.0.0.1:$gw_http and http://127.0.0.1:$((gw_http + 2)), service grpc://127.0.0.1:$grpc_port, manifests in $dir/gateway"
 
 # wait returns when any process ends or a trapped signal arrives; the EXIT trap stops the others.
 wait -n "${pids[@]}" || true

@@ -30,8 +30,8 @@ applies the mutant's patch and builds ./cmd/reference there. Then it runs 'tck r
 the working tree) against every target make test runs the mutant's service in, each started as its test
 starts it:
   reference        the reference stack tck boots (harness/run_test.go): every service
-  envoy-ratelimit  examples/envoy-ratelimit (cmd/tck/envoyratelimit_test.go): the gateway asking
-                   envoyproxy/ratelimit instead of counting; fixed ports, one run at a time
+  envoy-ratelimit  examples/envoy-ratelimit (cmd/tck/envoyratelimit_test.go), on free ports: the gateway
+                   asking envoyproxy/ratelimit instead of counting
   oidc-provider    the fortune service and greeting client with oidc-provider (cmd/tck/interop_test.go);
                    its check-token profile fails by design and catches nothing
 A mutant is caught when a scenario fails or is blocked against one of them. About 30 s a target on an idle

@@ -62,17 +62,16 @@ func verdict(runs []TargetRun) (Outcome, string) {
 	return Survived, ""
 }
 
-// runner holds what every mutant run shares: the checkout, the tck binary built once from it, the targets
-// chosen, and a lock per target that holds fixed ports.
+// runner holds what every mutant run shares: the checkout, the tck binary built once from it, and the targets
+// chosen.
 type runner struct {
-	root      string
-	tmp       string
-	tck       string
-	timeout   time.Duration
-	out       io.Writer
-	targets   []suiteTarget
-	exclusive map[string]*sync.Mutex
-	mu        sync.Mutex // serializes progress lines
+	root    string
+	tmp     string
+	tck     string
+	timeout time.Duration
+	out     io.Writer
+	targets []suiteTarget
+	mu      sync.Mutex // serializes progress lines
 }
 
 // checkout returns the root of the git working tree around the working directory.
@@ -89,13 +88,7 @@ func newRunner(ctx context.Context, root string, timeout time.Duration, chosen [
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{root: root, tmp: tmp, tck: filepath.Join(tmp, "tck"), timeout: timeout, out: out, targets: chosen,
-		exclusive: map[string]*sync.Mutex{}}
-	for _, t := range chosen {
-		if t.exclusive {
-			r.exclusive[t.name] = &sync.Mutex{}
-		}
-	}
+	r := &runner{root: root, tmp: tmp, tck: filepath.Join(tmp, "tck"), timeout: timeout, out: out, targets: chosen}
 	fmt.Fprintf(out, "building tck from %s\n", root)
 	if msg, err := goBuild(ctx, root, r.tck, "./cmd/tck"); err != nil {
 		r.close()
@@ -231,10 +224,6 @@ func (r *runner) runTarget(ctx context.Context, t suiteTarget, s scratchRun) (ru
 		run.Outcome, run.Detail = RunError, err.Error()
 		return run
 	}
-	if mu := r.exclusive[t.name]; mu != nil {
-		mu.Lock()
-		defer mu.Unlock()
-	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	st := started{env: []string{"TCK_REFERENCE_BIN=" + s.bin}}
@@ -242,9 +231,9 @@ func (r *runner) runTarget(ctx context.Context, t suiteTarget, s scratchRun) (ru
 		var err error
 		if st, err = t.start(ctx, s); err != nil {
 			var se *startError
-			run.Outcome, run.Detail = RunError, firstLine(err.Error())
+			run.Outcome, run.Detail = RunError, lastLines(err.Error(), 4)
 			if errors.As(err, &se) && se.broke {
-				run.Outcome, run.Detail = BrokeStartup, lastLines(err.Error(), 3)
+				run.Outcome = BrokeStartup
 			}
 			return run
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +30,6 @@ type suiteTarget struct {
 	services []string
 	// test is the test of make test that runs the suite against the target.
 	test string
-	// exclusive: the target holds fixed ports, so one run at a time (and none while make test runs its test).
-	exclusive bool
 	// ready tells, before any mutant runs, whether what the target needs is installed; nil: always.
 	ready func() error
 	// start starts, from the mutant's tree and reference binary, what tck does not start itself, and returns
@@ -64,7 +63,7 @@ func (e *startError) Error() string { return e.msg }
 // wiring of the reference stack; building an image per mutant would add minutes each and find nothing more.
 var targets = []suiteTarget{
 	{name: "reference", services: services, test: "harness: TestConformanceOfTheReference"},
-	{name: "envoy-ratelimit", services: []string{"gateway"}, exclusive: true,
+	{name: "envoy-ratelimit", services: []string{"gateway"},
 		test:  "cmd/tck: TestTheGatewayFeatureThroughEnvoysRateLimitService",
 		ready: envoyRateLimitReady, start: startEnvoyRateLimit},
 	{name: "oidc-provider", services: []string{"fortune", "greeting"},
@@ -156,10 +155,17 @@ func oidcProviderReady() error {
 const startTimeout = 3 * time.Minute
 
 // startEnvoyRateLimit runs examples/envoy-ratelimit/start.sh as its test does, with the mutant's reference, in
-// a folder of the run's own; tck then runs the whole suite with the example's target file.
+// a folder of the run's own and on free ports (the example's own are fixed, and may be taken by a Compose stack
+// or make test); tck then runs the whole suite with the example's target file.
 func startEnvoyRateLimit(ctx context.Context, s scratchRun) (started, error) {
-	dir := filepath.Join(s.dir, "rls")
-	env := []string{"FORTUNE_TCK_RLS_DIR=" + dir}
+	ports, err := envoyRateLimitPorts()
+	if err != nil {
+		return started{}, err
+	}
+	env := []string{"FORTUNE_TCK_RLS_DIR=" + filepath.Join(s.dir, "rls")}
+	for name, port := range ports {
+		env = append(env, name+"="+strconv.Itoa(port))
+	}
 	p, err := launch.Start("envoy-ratelimit", filepath.Join(s.dir, "envoy-ratelimit.log"), append(env, "REFERENCE_BIN="+s.bin),
 		filepath.Join(s.tree, "examples", "envoy-ratelimit", "start.sh"))
 	if err != nil {
@@ -173,6 +179,42 @@ func startEnvoyRateLimit(ctx context.Context, s scratchRun) (started, error) {
 	}
 	stop := func() { p.Stop(10 * time.Second) }
 	return started{args: []string{"--target", filepath.Join(s.tree, "examples", "envoy-ratelimit", "target.yaml")}, env: env, stop: stop}, nil
+}
+
+// envoyRateLimitPorts are free ports for the example: its service's, and its gateways' listeners, whose
+// second instance serves them 2 above (--port-offset 2).
+func envoyRateLimitPorts() (map[string]int, error) {
+	ports := map[string]int{}
+	for _, name := range []string{"REDIS_PORT", "GRPC_PORT", "HTTP_PORT", "DEBUG_PORT"} {
+		p, err := freeport.Port()
+		if err != nil {
+			return nil, err
+		}
+		ports[name] = p
+	}
+	for _, name := range []string{"HTTP", "HTTPS"} {
+		p, err := freeWithTwoAbove()
+		if err != nil {
+			return nil, err
+		}
+		ports["GATEWAY_"+name+"_PORT"], ports["GATEWAY2_"+name+"_PORT"] = p, p+2
+	}
+	return ports, nil
+}
+
+// freeWithTwoAbove finds a port that is free with the port 2 above it, both a moment ago.
+func freeWithTwoAbove() (int, error) {
+	for range 50 {
+		p, err := freeport.Port()
+		if err != nil {
+			return 0, err
+		}
+		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+2)); err == nil {
+			l.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("found no free port with a free port 2 above it on 127.0.0.1")
 }
 
 // startOIDCProvider starts what TestInteropWithOIDCProvider starts: oidc-provider (examples/oidc-provider) and the
