@@ -34,7 +34,9 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   cost that is negative, not a number, or from a source other than Number or Metadata makes the policy invalid.
 
   The boundaries. What users of the gateway rely on, row by row, with where it is written down and the scenario
-  that walks it. Sources: [spec x.y] /work/shared/spec/interface.md; [EG api] Envoy Gateway's
+  that walks it. Sources: [spec x.y] the interface's section x.y (the scenarios' @spec-x.y tags); [anchor] the
+  project's anchor notes on the gateway (gateway-rate-limit.md), here checked against Envoy Gateway's and
+  envoyproxy/ratelimit's own source and documentation, which the other sources name; [EG api] Envoy Gateway's
   api/v1alpha1/ratelimit_types.go and [EG crd] the CRD generated from it
   (charts/gateway-helm/charts/crds/crds/generated/gateway.envoyproxy.io_backendtrafficpolicies.yaml); [EG task]
   its documentation, tasks/traffic/global-rate-limit; [EG translator] internal/gatewayapi/backendtrafficpolicy.go
@@ -57,7 +59,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   | counter life         | the route removed and added again        | the counter is kept within the window                   | RLS cache_key           | A route removed and added again ...        |
   | units                | Second, Minute, Hour, Day                | w=1, 60, 3600, 86400; reset at the window's end         | EG api RateLimitUnit    | When a Second window ...; The <unit> unit  |
   | selectors            | no clientSelectors                       | one counter for the route, whatever the headers         | spec 8.2                | Without clientSelectors ...                |
-  | selectors            | Distinct, header absent                  | not counted, no rate-limit headers                      | spec 8.5 (not shown)    | A request without the Distinct header ...  |
+  | selectors            | Distinct, header absent                  | not counted, no rate-limit headers                      | spec 8.5; anchor        | A request without the Distinct header ...  |
   | selectors            | Exact (the default type)                 | only exactly that value is counted                      | EG api HeaderMatch      | An Exact header selector ...               |
   | selectors            | Exact with invert beside Distinct        | every value but that one has a counter; it has none     | EG task (except admin)  | Every x-user-id but the admin's ...        |
   | selectors            | two clientSelectors in one rule          | counted only when both hold                             | EG api RateLimitRule    | The clientSelectors of a rule ...          |
