@@ -231,7 +231,7 @@ func (r *runner) runTarget(ctx context.Context, t suiteTarget, s scratchRun) (ru
 		var err error
 		if st, err = t.start(ctx, s); err != nil {
 			var se *startError
-			run.Outcome, run.Detail = RunError, lastLines(err.Error(), 4)
+			run.Outcome, run.Detail = RunError, firstLine(err.Error())
 			if errors.As(err, &se) && se.broke {
 				run.Outcome = BrokeStartup
 			}

@@ -156,29 +156,61 @@ const startTimeout = 3 * time.Minute
 
 // startEnvoyRateLimit runs examples/envoy-ratelimit/start.sh as its test does, with the mutant's reference, in
 // a folder of the run's own and on free ports (the example's own are fixed, and may be taken by a Compose stack
-// or make test); tck then runs the whole suite with the example's target file.
+// or make test); tck then runs the whole suite with the example's target file. A start that fails for another
+// reason than a missing program is tried once more on other ports (a free port can be taken before it is
+// bound): twice is the mutant's doing.
 func startEnvoyRateLimit(ctx context.Context, s scratchRun) (started, error) {
+	st, err := startEnvoyRateLimitOnce(ctx, s, 1)
+	var se *startError
+	if errors.As(err, &se) && se.broke && ctx.Err() == nil {
+		st, err = startEnvoyRateLimitOnce(ctx, s, 2)
+	}
+	return st, err
+}
+
+func startEnvoyRateLimitOnce(ctx context.Context, s scratchRun, attempt int) (started, error) {
 	ports, err := envoyRateLimitPorts()
 	if err != nil {
 		return started{}, err
 	}
-	env := []string{"FORTUNE_TCK_RLS_DIR=" + filepath.Join(s.dir, "rls")}
+	// TIMEOUT: the gateways wait for the service's answers up to 5 s (the example's 1 s fails requests open on a
+	// loaded machine, and a scenario fails for it, whatever the mutant).
+	env := []string{"FORTUNE_TCK_RLS_DIR=" + filepath.Join(s.dir, "rls-"+strconv.Itoa(attempt)), "TIMEOUT=5s"}
 	for name, port := range ports {
 		env = append(env, name+"="+strconv.Itoa(port))
 	}
-	p, err := launch.Start("envoy-ratelimit", filepath.Join(s.dir, "envoy-ratelimit.log"), append(env, "REFERENCE_BIN="+s.bin),
-		filepath.Join(s.tree, "examples", "envoy-ratelimit", "start.sh"))
+	p, err := launch.Start("envoy-ratelimit", filepath.Join(s.dir, "envoy-ratelimit-"+strconv.Itoa(attempt)+".log"),
+		append(env, "REFERENCE_BIN="+s.bin), filepath.Join(s.tree, "examples", "envoy-ratelimit", "start.sh"))
 	if err != nil {
 		return started{}, err
 	}
 	if err := p.WaitOutput(ctx, "envoy-ratelimit example ready", startTimeout); err != nil {
 		// start.sh exits 3 when something it needs is missing, 1 when a port is taken or a process died.
-		broke := exitCode(p) != 3 && !strings.Contains(p.Output(), "already answers")
+		code, out := exitCode(p), p.Output()
 		p.Stop(10 * time.Second)
-		return started{}, &startError{broke: broke, msg: "examples/envoy-ratelimit/start.sh: " + err.Error()}
+		return started{}, &startError{broke: code != 3 && !strings.Contains(out, "already answers"),
+			msg: "examples/envoy-ratelimit/start.sh: " + scriptSays(out, err)}
 	}
 	stop := func() { p.Stop(10 * time.Second) }
 	return started{args: []string{"--target", filepath.Join(s.tree, "examples", "envoy-ratelimit", "target.yaml")}, env: env, stop: stop}, nil
+}
+
+// scriptSays is what start.sh said about its failure (its own lines, not the logs it shows after them), else
+// the wait's error.
+func scriptSays(out string, err error) string {
+	var said []string
+	for line := range strings.SplitSeq(out, "\n") {
+		for _, p := range []string{"a process exited", "did not answer", "already answers", "is not built", "needs", "redis-server exited", "REFERENCE_BIN="} {
+			if strings.Contains(line, p) {
+				said = append(said, strings.TrimSpace(line))
+				break
+			}
+		}
+	}
+	if len(said) == 0 {
+		return err.Error()
+	}
+	return strings.Join(said, "; ")
 }
 
 // envoyRateLimitPorts are free ports for the example: its service's, and its gateways' listeners, whose

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,5 +99,16 @@ func TestTheReportNamesEveryTargetOfAMutant(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// A start that fails is reported by what the script said, not by the tail of the logs it shows after.
+func TestAFailedStartSaysWhatTheScriptSaid(t *testing.T) {
+	out := "a process exited before gateway 1 answered; logs in /tmp/x/logs:\n==> redis.log <==\n* Ready to accept connections\n"
+	if got := scriptSays(out, errors.New("exited")); got != "a process exited before gateway 1 answered; logs in /tmp/x/logs:" {
+		t.Errorf("scriptSays = %q", got)
+	}
+	if got := scriptSays("nothing known\n", errors.New("timed out")); got != "timed out" {
+		t.Errorf("scriptSays without a known line = %q, want the wait's error", got)
 	}
 }
