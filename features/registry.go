@@ -124,6 +124,7 @@ const (
 	CapAuthLockoutHidesUsers     Capability = "auth.lockout-hides-users"
 	CapAuthPasswordPolicy        Capability = "auth.password-policy"
 	CapFortuneRFC6750Errors      Capability = "fortune.rfc6750-errors"
+	CapFortuneHeaderForms        Capability = "fortune.header-forms"
 	CapGatewayDistinctAbsent     Capability = "gateway.distinct-absent"
 	CapGatewayAllUnits           Capability = "gateway.all-units"
 	CapGatewayExactHeaders       Capability = "gateway.exact-headers"
@@ -176,6 +177,7 @@ var Capabilities = []CapabilityDoc{
 	{Name: CapConfigLabelForms, Doc: "tags and commit ids as labels, and (_) for a slash in a label"},
 	{Name: CapConfigProfileLists, Doc: "several comma-separated profiles in one request, the last one winning"},
 	{Name: CapConfigSharedFiles, Doc: "application.yml and application-<profile>.yml apply to every application"},
+	{Name: CapFortuneHeaderForms, Doc: "the Authorization header in the forms RFC 6750 2.1 allows beyond the plain one: Bearer followed by more than one space is read; a request with two Authorization headers is refused with 400 invalid_request and a Bearer challenge (RFC 6750 3.1)"},
 	{Name: CapFortuneRFC6750Errors, Doc: "refusals are 401 or 403 with a Bearer challenge and RFC 6750 error codes"},
 	{Name: CapGatewayAccessLog, Doc: "a JSON access log with the fields of spec 6.3, readable from files the target names"},
 	{Name: CapGatewayAllUnits, Doc: "units beyond Minute (Second, Hour and Day are used), with fixed windows aligned to the epoch"},

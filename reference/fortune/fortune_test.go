@@ -17,13 +17,16 @@ func TestFortuneForAValidToken(t *testing.T) {
 	for _, path := range []string{"/", "/deep/path/to/fortunes", "/x?y=1"} {
 		wantFortune(t, f.get(t, path, token))
 	}
-	wantFortune(t, f.call(t, http.MethodGet, "/", "bearer "+token))
+	// The scheme in any case (RFC 9110 11.1), and more than one space before the token (RFC 6750 2.1: 1*SP).
+	for _, authorization := range []string{"bearer " + token, "BEARER " + token, "Bearer  " + token} {
+		wantFortune(t, f.call(t, http.MethodGet, "/", authorization))
+	}
 	r := f.call(t, http.MethodHead, "/", "Bearer "+token)
 	if r.Status != http.StatusOK || r.Body != "" || r.Header.Get("Content-Length") == "" {
 		t.Fatalf("HEAD: %d %q %v", r.Status, r.Body, r.Header)
 	}
-	if got := f.as.Calls("/check_token"); got != 5 {
-		t.Errorf("%d calls to check_token, want one per request (5)", got)
+	if got := f.as.Calls("/check_token"); got != 7 {
+		t.Errorf("%d calls to check_token, want one per request (7)", got)
 	}
 	if logs := f.logs.String(); !strings.Contains(logs, "msg=fortune client_id=greeting user_name=marissa") {
 		t.Errorf("no debug log of whose token it was:\n%s", logs)

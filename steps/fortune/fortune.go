@@ -81,6 +81,12 @@ func (fs *fortuneSteps) register(sc *godog.ScenarioContext) {
 		}
 		return fs.callFortune(path, t[:len(t)-1]+last, false)
 	})
+	sc.Step(`^the fortune service is called at "([^"]+)" with the Authorization header "([^"]*)"$`, func(path, header string) error {
+		return fs.callWithAuthorization(path, header)
+	})
+	sc.Step(`^the fortune service is called at "([^"]+)" with the Authorization headers "([^"]*)" and "([^"]*)"$`, func(path, first, second string) error {
+		return fs.callWithAuthorization(path, first, second)
+	})
 	sc.Step(`^the answer is a fortune$`, fs.answerIsFortune)
 	sc.Step(`^the request is refused$`, fs.requestRefused)
 	sc.Step(`^the answer is (\d{3}) with a Bearer challenge$`, func(status int) error { return fs.bearerChallenge(status, "") })
@@ -104,6 +110,28 @@ func (fs *fortuneSteps) callFortune(path, token string, held bool) error {
 	}
 	fs.last = &fortuneCall{path: path, held: held}
 	return fs.Send(core.Request{Method: http.MethodGet, URL: f.URL + path, Bearer: token})
+}
+
+// callWithAuthorization calls the fortune service at a path with Authorization headers written out, each with
+// its placeholders ({access_token}) expanded: the forms of the header a scenario's row names, sent as they
+// are, one header line per value. A refusal of such a call counts only where the service takes the user's
+// token in the plain form (refusalIsTheTokens).
+func (fs *fortuneSteps) callWithAuthorization(path string, headers ...string) error {
+	f := fs.Services().Fortune
+	if f == nil {
+		return fmt.Errorf("the target declares no fortune service")
+	}
+	values, err := fs.ExpandAll(headers...)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(fs.Context(), http.MethodGet, f.URL+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header["Authorization"] = values
+	fs.last = &fortuneCall{path: path}
+	return fs.Do(req)
 }
 
 func (fs *fortuneSteps) answerIsFortune() error {
@@ -165,7 +193,8 @@ func (fs *fortuneSteps) refusalIsTheTokens() error {
 }
 
 // bearerChallenge checks an RFC 6750 refusal: the status, a Bearer challenge and its error attribute, or no
-// error attribute at all when want is empty (a request that sent no token).
+// error attribute at all when want is empty (a request that sent no token). Like any refusal of a call without
+// the user's own token, it counts only where the service takes that token (refusalIsTheTokens).
 func (fs *fortuneSteps) bearerChallenge(status int, want string) error {
 	if err := fs.AnswerIs(status); err != nil {
 		return err
@@ -181,7 +210,7 @@ func (fs *fortuneSteps) bearerChallenge(status int, want string) error {
 	if want != "" && !strings.Contains(h, fmt.Sprintf(`error="%s"`, want)) {
 		return fs.Failf("WWW-Authenticate is %q, want error=%q", h, want)
 	}
-	return nil
+	return fs.refusalIsTheTokens()
 }
 
 // forgedToken is a well-formed RS256 JWT with every claim a real token has, signed by a key the
