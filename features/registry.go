@@ -186,7 +186,7 @@ var Capabilities = []CapabilityDoc{
 	{Name: CapGatewayExactHeaders, Doc: "a header selector of type Exact (with value) admits only requests whose header has exactly that value, or with invert any other value; the selectors of a rule must all hold"},
 	{Name: CapGatewayHTTPS, Doc: "the route is served and limited on an HTTPS listener too (GET and HEAD)"},
 	{Name: CapGatewayInstances, Doc: "two gateway instances (declared in the target) share one Global counter"},
-	{Name: CapGreetingErrorPages, Doc: "a denied consent renders a page that says access was denied"},
+	{Name: CapGreetingErrorPages, Doc: "a denied consent renders a page that says access was denied; another error the authorization server sends back (server_error, invalid_scope) an error page (4xx or 5xx) that names it and does not say access was denied"},
 }
 
 // Doc is what the capability means; empty for a name not in the registry.

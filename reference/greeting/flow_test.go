@@ -168,6 +168,26 @@ func TestTamperedState(t *testing.T) {
 	}
 }
 
+// TestWayBackWithoutItsSignIn: an error sent back with another state is not the user's (400, and no word of a
+// denial), and a way back with the state but neither a code nor an error is malformed (400); neither makes a
+// token request.
+func TestWayBackWithoutItsSignIn(t *testing.T) {
+	f := start(t)
+	b := authtest.NewBrowser(t)
+	back := b.Authorize(b.Get(f.url+"/").Location(t).String(), authtest.User, authtest.Password, true)
+	forged := f.url + "/?" + url.Values{"error": {"access_denied"}, "state": {"forged-0123456789"}}.Encode()
+	if r := b.Get(forged); r.Status != http.StatusBadRequest || strings.Contains(r.Body, "denied") {
+		t.Fatalf("an error with another state: %d %s", r.Status, r.Body)
+	}
+	if r := b.Get(f.url + "/?" + url.Values{"state": {back.Query().Get("state")}}.Encode()); r.Status != http.StatusBadRequest ||
+		!strings.Contains(r.Body, "no code") {
+		t.Fatalf("the state alone: %d %s", r.Status, r.Body)
+	}
+	if got := f.as.Calls("/oauth/token"); got != 0 {
+		t.Fatalf("%d token requests, want none", got)
+	}
+}
+
 func TestDeniedConsent(t *testing.T) {
 	f := start(t)
 	b := authtest.NewBrowser(t)

@@ -21,6 +21,9 @@ import (
 type greetingSteps struct {
 	*core.Scenario
 	user *auth.Session
+	// back is the way back the authorization server sent the browser to the greeting client with, held, not
+	// followed (wayback.go).
+	back *url.URL
 }
 
 func (gs *greetingSteps) register(sc *godog.ScenarioContext) {
@@ -32,11 +35,11 @@ func (gs *greetingSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the browser is back at the greeting client$`, gs.backAtGreeting)
 	sc.Step(`^the greeting page shows a fortune$`, gs.greetingShowsFortune)
 	sc.Step(`^the greeting page says that access was denied, not that the server failed$`, gs.greetingSaysWhatWentWrong)
-	sc.Step(`^the user approves, and the state on the way back is changed$`, gs.approveWithChangedState)
 	sc.Step(`^the fortune service refuses the token "([^"]+)" gets from "([^"]+)" for "([^"]+)"$`, gs.fortuneRefusesTokenOf)
 	sc.Step(`^"([^"]+)" signs in with the password "([^"]+)" and approves if asked$`, gs.signInAndApprove)
 	sc.Step(`^the greeting page shows no fortune$`, gs.greetingShowsNoFortune)
 	sc.Step(`^in a browser of its own, the greeting client shows "([^"]+)" \(password "([^"]+)"\) a fortune$`, gs.stillShowsFortunes)
+	gs.registerWayBack(sc)
 }
 
 // stillShowsFortunes is the control of a scenario in which the greeting client shows no fortune: in a new
@@ -255,28 +258,4 @@ func (gs *greetingSteps) greetingSaysWhatWentWrong() error {
 		return gs.Failf("the page does not say that access was denied")
 	}
 	return nil
-}
-
-// approveWithChangedState approves, stops where the authorization server sends the browser back, and goes
-// back with another state, as an attacker's link would.
-func (gs *greetingSteps) approveWithChangedState() error {
-	base, err := greetingBase(gs.Scenario)
-	if err != nil {
-		return err
-	}
-	redirect, err := gs.user.ApproveStoppingAt(base)
-	if err != nil {
-		return err
-	}
-	if redirect == nil {
-		return gs.Failf("the authorization server did not send the browser back")
-	}
-	back := *redirect
-	q := back.Query()
-	if q.Get("code") == "" {
-		return gs.Failf("the redirect back carries no code: %s", back.String())
-	}
-	q.Set("state", "tampered-"+core.RandomID())
-	back.RawQuery = q.Encode()
-	return gs.user.Browse(back.String(), "")
 }
