@@ -14,10 +14,16 @@ import (
 // masked replaces the values of sensitive keys in /env.
 const masked = "******"
 
-// sensitiveParts mark a key whose value /env hides: Spring Boot 1.x's
-// sanitizer list. Spring matches the end of the key; any part of it is
-// matched here, which hides at least what Spring hides.
-var sensitiveParts = []string{"password", "secret", "key", "token", "credentials", "vcap_services"}
+// sensitiveEnds and sensitiveInside mark a key whose value /env hides, as
+// Spring Boot 1.x's Sanitizer does: its keys "password", "secret", "key",
+// "token" and "vcap_services" are the patterns ".*<key>$" (the end of the
+// key), ".*credentials.*" matches anywhere, and all of them ignore case.
+// A key that only contains one of the ends (keystore.type, passwordHint)
+// is shown, as Spring shows it.
+var (
+	sensitiveEnds   = []string{"password", "secret", "key", "token", "vcap_services"}
+	sensitiveInside = "credentials"
+)
 
 func (a *App) serveHealth(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
@@ -107,7 +113,8 @@ func appendMaskedAs(buf *bytes.Buffer, p *props, wrapped bool) {
 
 func sensitive(key string) bool {
 	k := strings.ToLower(key)
-	return slices.ContainsFunc(sensitiveParts, func(part string) bool { return strings.Contains(k, part) })
+	return strings.Contains(k, sensitiveInside) ||
+		slices.ContainsFunc(sensitiveEnds, func(end string) bool { return strings.HasSuffix(k, end) })
 }
 
 // loggerLevels is Boot 1.5's logger description; configuredLevel is null

@@ -28,7 +28,7 @@ func TestEnv(t *testing.T) {
 	app := env["configService:"+o.dir+"/app.yml"].(map[string]any)
 	for k, want := range map[string]any{
 		"a": 1.0, "b": "two", "db.password": "******", "api-key": "******", "access.token": "******",
-		"client.secret": "******", "keystore": "******",
+		"client.secret": "******", "keystore": "ks",
 	} {
 		if app[k] != want {
 			t.Errorf("%s = %v, want %v", k, app[k], want)
@@ -122,8 +122,11 @@ func TestMethodsRoutesAndLimits(t *testing.T) {
 
 func TestSensitive(t *testing.T) {
 	for key, want := range map[string]bool{
-		"security.user.password": true, "PASSWORD": true, "my.secret.thing": true, "api.key": true, "keystore": true,
-		"auth.token": true, "cloud.credentials.x": true, "VCAP_SERVICES": true, "greeting.message": false, "quoteServiceURL": false,
+		"security.user.password": true, "PASSWORD": true, "oauth.clientSecret": true, "api.key": true, "signingKey": true,
+		"auth.token": true, "api.accessTOKEN": true, "cloud.credentials.x": true, "mail.CREDENTIALS": true,
+		"VCAP_SERVICES": true, "greeting.message": false, "quoteServiceURL": false,
+		// Spring's patterns are ".*password$" and the like: a key that only contains one is shown.
+		"keystore": false, "keystore.type": false, "passwordHint": false, "my.secret.thing": false, "tokenizer.mode": false,
 	} {
 		if sensitive(key) != want {
 			t.Errorf("sensitive(%q) != %v", key, want)

@@ -63,8 +63,9 @@
 //	                      refreshed then)
 //	GET  /env             {"profiles":[active profiles],
 //	                       "configService:<source name>":{k:v},...}; values of
-//	                      keys containing password, secret, key, token,
-//	                      credentials or vcap_services are "******"
+//	                      keys ending in password, secret, key, token or
+//	                      vcap_services, or containing credentials, in any
+//	                      case, are "******" (Boot 1.x's Sanitizer)
 //	GET  /loggers         {"levels":[...],"loggers":{"ROOT":{...},...}}
 //	GET  /loggers/{name}  {"configuredLevel":"DEBUG"|null,"effectiveLevel":"DEBUG"};
 //	                      the effective level is the nearest configured
