@@ -87,6 +87,7 @@ func (ap *configAppSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the environment has the properties:$`, ap.environmentHas)
 	sc.Step(`^the environment lists the active profiles (\[.*\])$`, ap.environmentListsProfiles)
 	ap.registerBus(sc)
+	ap.registerOutcomes(sc)
 }
 
 // startApp is how the harness starts an instance of the target's configuration application.

@@ -46,6 +46,8 @@ func (srv *configServerSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the file "([^"]+)" is removed from "([^"]+)"$`, srv.fileRemoved)
 	sc.Step(`^the head of "([^"]+)" is tagged "([^"]+)"$`, srv.tagHead)
 	sc.Step(`^the commit id of "([^"]+)" is remembered as "([a-z][a-z0-9-]*)"$`, srv.rememberCommit)
+	sc.Step(`^the commit id of "([^"]+)" is remembered as "([a-z][a-z0-9-]*)", and its first (\d+) characters as "([a-z][a-z0-9-]*)"$`,
+		srv.rememberCommitAbbreviated)
 	// The configuration server's requests never carry credentials; the second form says so where it matters.
 	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)"(?: without credentials)?$`, srv.fetchConfig)
 	sc.Step(`^I fetch the configuration of "([^"]+)" with profile "([^"]+)" and label "([^"]+)"$`, srv.fetchConfigLabel)
@@ -263,6 +265,19 @@ func (srv *configServerSteps) rememberCommit(label, name string) error {
 		return err
 	}
 	srv.Vars[name] = hash
+	return nil
+}
+
+// rememberCommitAbbreviated remembers a commit id and its first n characters, as git abbreviates it.
+func (srv *configServerSteps) rememberCommitAbbreviated(label, name string, n int, short string) error {
+	if err := srv.rememberCommit(label, name); err != nil {
+		return err
+	}
+	full := srv.Vars[name]
+	if n < 4 || n >= len(full) {
+		return fmt.Errorf("an abbreviated commit id has 4 to %d characters, not %d", len(full)-1, n)
+	}
+	srv.Vars[short] = full[:n]
 	return nil
 }
 
