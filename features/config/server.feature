@@ -21,6 +21,43 @@ Feature: Configuration server
   The feature is tagged @config-server: tck run --tags @config-server runs the configuration server's scenarios
   alone, without the client application's (tagged @config-app).
 
+  The boundaries. What clients of the server rely on, row by row, with where it is written down and the scenario
+  that walks it. Sources: [spec x.y] the interface's section x.y (the scenarios' @spec-x.y tags); [anchor] the
+  project's anchor notes (configuration-service.md), checked against spring-cloud-config's server:
+  [controller] EnvironmentController (the paths below; "(_)" in a name or label is "/"; the flat documents
+  merge the sources highest precedence last, write .properties as "key: value" lines and, like .yml and .yaml,
+  answer them as text/plain, .json as application/json; a RepositoryException is 404, an
+  IllegalArgumentException 400); [jgit] JGitEnvironmentRepository (a label is checked out by name, "works for
+  tags and local branches", and one it cannot resolve is NoSuchLabelException "No such label: <label>") and
+  JGit's CheckoutCommand, which resolves the name with Repository.resolve (a branch, a tag, a commit id or an
+  abbreviated one); [docs] its documentation, "Environment Repository" (profile-specific files outrank the
+  defaults; application.yml applies to every application).
+
+  | area     | row                                            | what Spring does                                              | source            | scenario                                        |
+  | paths    | /{app}/{profile}                               | 200, label master                                             | spec 4.4          | An application with a generic file only         |
+  | paths    | /{app}/{profile}/{label}                       | 200 for that label                                            | spec 4.4          | A branch as label                               |
+  | paths    | /{app}-{profile}.yml, .yaml, .properties, .json| one merged document                                           | controller        | The merged configuration as one <format> ...    |
+  | paths    | /{label}/{app}-{profile}.<each format>         | the merged document of that label                             | controller        | A merged <format> document for a label          |
+  | labels   | none; master                                   | master, the same answer                                       | spec 4.4          | Without a label the server answers for master...|
+  | labels   | a branch                                       | its head; label echoed                                        | spec 4.4          | A branch as label                               |
+  | labels   | a tag                                          | the tagged commit                                             | jgit              | A label names a commit as <form>                |
+  | labels   | a commit id, full or abbreviated (7)           | that commit; version the full id, label as asked              | jgit              | A label names a commit as <form>                |
+  | labels   | feature(_)x for feature/x                      | the branch feature/x                                          | controller        | A slash in a label is written (_)               |
+  | labels   | a label no ref has                             | 404, message "No such label: <label>"                         | jgit; controller  | An unknown label is answered 404 ...            |
+  | profiles | one profile                                    | its file, then the generic one                                | spec 2.5, 4.4     | A profile file is served in addition ...        |
+  | profiles | default; a profile without a file              | the generic file alone                                        | spec 4.4          | A profile without a file of its own ...         |
+  | profiles | west,east and east,west                        | the last one first: its file outranks the other's             | anchor            | Several comma-separated profiles ...            |
+  | profiles | dev, then prod, then default on one commit     | each its own sources                                          | spec 4.4          | Each profile is answered with its own ...       |
+  | shared   | application.yml, application-dev.yml           | {app}-dev, application-dev, {app}, application                | docs; anchor      | The shared application files apply ...          |
+  | shared   | another application on the same label          | the shared files alone                                        | docs              | The shared application files apply ...          |
+  | errors   | an application with no file                    | 200, no source of its own                                     | anchor            | An application the repository does not know ... |
+  | errors   | a file that is not YAML                        | 500 naming the file                                           | anchor            | A file that is not valid YAML ...               |
+  | errors   | a path that leaves the repository              | 400                                                           | anchor            | A path that tries to leave the repository ...   |
+  | fresh    | a commit, a profile file added                 | served at the very next request                               | spec 3.3.1        | A change committed to the repository ...        |
+
+  Spring answers .yml and .yaml as text/plain; the flat-format scenario asks for a text/ type only, as the
+  reference answers text/yaml.
+
   @spec-2.4 @spec-2.5 @spec-2.5-app-yml @spec-4.4 @spec-4.4-get-app-profile
   Scenario: An application with a generic file only
     Given the repository holds on "master" the file "{app}.yml":
@@ -227,40 +264,33 @@ Feature: Configuration server
       | where | "on a branch" |
 
   @spec-4.4-get-app-profile-label @capability-config.label-forms
-  Scenario: A tag as label serves the tagged commit
-    Given the repository holds on "master" the file "{app}.yml":
+  Scenario Outline: A label names a commit as <form>
+    # Spring Cloud Config checks the label out with JGit (JGitEnvironmentRepository.checkout, "works for tags and
+    # local branches"), whose CheckoutCommand resolves it with Repository.resolve: a tag, a commit id, or a
+    # commit id abbreviated. The answer's label is the label as asked, its version the commit served.
+    Given the repository holds on "{branch}" the file "{app}.yml":
       """
       release: one
       """
-    And the head of "master" is tagged "{tag}"
-    And the repository holds on "master" the file "{app}.yml":
+    And the commit id of "{branch}" is remembered as "first", and its first 7 characters as "first-short"
+    And the head of "{branch}" is tagged "{tag}"
+    And the repository holds on "{branch}" the file "{app}.yml":
       """
       release: two
       """
-    When I fetch the configuration of "{app}" with profile "default" and label "{tag}"
+    When I fetch the configuration of "{app}" with profile "default" and label "<label>"
     Then the answer is 200 with a JSON body
-    And the field "version" is the commit id of "{tag}"
-    And the property source "{app}.yml" holds:
-      | key     | value |
-      | release | "one" |
-
-  @spec-4.4-get-app-profile-label @capability-config.label-forms
-  Scenario: A commit id as label serves that commit
-    Given the repository holds on "master" the file "{app}.yml":
-      """
-      release: one
-      """
-    And the commit id of "master" is remembered as "first"
-    And the repository holds on "master" the file "{app}.yml":
-      """
-      release: two
-      """
-    When I fetch the configuration of "{app}" with profile "default" and label "{first}"
-    Then the answer is 200 with a JSON body
+    And the field "label" is "<label>"
     And the field "version" is "{first}"
     And the property source "{app}.yml" holds:
       | key     | value |
       | release | "one" |
+
+    Examples:
+      | form                                    | label         |
+      | a tag                                   | {tag}         |
+      | a commit id                             | {first}       |
+      | a commit id abbreviated to 7 characters | {first-short} |
 
   @spec-4.4-get-app-profile-label @capability-config.label-forms
   Scenario: A slash in a label is written (_)
@@ -359,6 +389,8 @@ Feature: Configuration server
     When I fetch the configuration of "{app}" with profile "default" and label "no-such-{branch}"
     Then the answer is 404 with a JSON body
     And the error message names "no-such-{branch}" and "label"
+    And the field "message" is "No such label: no-such-{branch}"
+    And the field "status" is 404
 
   @spec-7-config-server-errors @capability-config.errors
   Scenario: A file that is not valid YAML is answered 500 with its name and line
@@ -417,18 +449,35 @@ Feature: Configuration server
 
     Examples:
       | format     | type             |
-      | yml        | text/yaml        |
-      | yaml       | text/yaml        |
+      | yml        | text/            |
+      | yaml       | text/            |
       | properties | text/plain       |
       | json       | application/json |
 
   @capability-config.flat-formats
-  Scenario: A merged document for a label
-    Given the repository holds on "{branch}" the file "{app}.yml":
+  Scenario Outline: A merged <format> document for a label
+    # EnvironmentController: /{label}/{name}-{profiles}.<format>, the name split from the profiles at the last "-".
+    Given the repository holds on "master" the file "{app}.yml":
+      """
+      where: on master
+      """
+    And the repository holds on "{branch}" the file "{app}.yml":
       """
       where: on a branch
       """
-    When I request "/{branch}/{app}-default.yml" from the configuration server
-    Then the answer is a yml document holding:
-      | key   | value       |
-      | where | on a branch |
+    And the repository holds on "{branch}" the file "{app}-dev.yml":
+      """
+      profile: dev on a branch
+      """
+    When I request "/{branch}/{app}-dev.<format>" from the configuration server
+    Then the answer is a <format> document holding:
+      | key     | value            |
+      | where   | on a branch      |
+      | profile | dev on a branch  |
+
+    Examples:
+      | format     |
+      | yml        |
+      | yaml       |
+      | properties |
+      | json       |
