@@ -28,9 +28,7 @@ const clientVersionKey = "config.client.version"
 const maxInstancePlaceholders = 9
 
 func (ap *configAppSteps) registerOutcomes(sc *godog.ScenarioContext) {
-	for n := 1; n <= maxInstancePlaceholders; n++ {
-		ap.Lazy[fmt.Sprintf("port-%d", n)] = func() (string, error) { return ap.portOf(n - 1) }
-	}
+	ap.registerOutcomesPlaceholders()
 	sc.Step(`^an instance of "([^"]+)" is started with the profiles "([^"]+)"$`, func(ctx context.Context, app, profiles string) error {
 		return ap.startInstances(ctx, app, startOptions{n: 1, profiles: profiles})
 	})
@@ -44,6 +42,13 @@ func (ap *configAppSteps) registerOutcomes(sc *godog.ScenarioContext) {
 		func(seconds int, name, list string, quiet int) error {
 			return ap.reachedExactly(seconds, name, list, quiet)
 		})
+}
+
+// registerOutcomesPlaceholders offers {port-1} to {port-9}, computed when a step names them.
+func (ap *configAppSteps) registerOutcomesPlaceholders() {
+	for n := 1; n <= maxInstancePlaceholders; n++ {
+		ap.Lazy[fmt.Sprintf("port-%d", n)] = func() (string, error) { return ap.portOf(n - 1) }
+	}
 }
 
 // portOf is the port instance i listens on, the element of its service id Spring fills from local.server.port;
