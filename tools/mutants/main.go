@@ -23,6 +23,7 @@ const usage = `mutants runs the conformance suite against deliberately broken co
 Usage:
   go run ./tools/mutants [--only ID,ID] [--targets NAME,NAME] [-j N] [--out DIR] [--timeout D]
   go run ./tools/mutants --list
+  go run ./tools/mutants --merge DIR[,DIR] [--out DIR]
 
 For every mutant of tools/mutants/catalogue.yaml (or those given with --only) it copies the working tree
 (the files git ls-files -co --exclude-standard lists: uncommitted edits count) into a scratch directory,
@@ -43,7 +44,8 @@ not apply or the reference does not build); timeout; error.
 
 Writes OUT/result.yaml and OUT/README.md (default reports/mutants) after every mutant, with each target's
 outcome and the scenarios that caught it; with --only the results of the mutants run replace theirs in the
-existing files and the others are kept. Exit status: 0 every mutant caught; 1 some survived or the catalogue
+existing files and the others are kept. --merge folds the result.yaml of runs made elsewhere at the same
+time (each with --only and an --out of its own) into OUT and runs nothing. Exit status: 0 every mutant caught; 1 some survived or the catalogue
 has errors; 2 bad usage, or a target the mutants need is not installed (make deps); 130 interrupted (scratch
 directories are removed).
 
@@ -57,6 +59,7 @@ func main() {
 // options are the command line.
 type options struct {
 	list    bool
+	merge   string
 	only    string
 	targets string
 	jobs    int
@@ -69,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.list, "list", false, "print the catalogue (id, service, the targets it runs against, spec, mistake) and exit")
+	fs.StringVar(&o.merge, "merge", "", "comma-separated folders of other runs' result.yaml to merge into --out's, instead of running")
 	fs.StringVar(&o.only, "only", "", "comma-separated mutant ids to run instead of all")
 	fs.StringVar(&o.targets, "targets", "", "comma-separated targets to run the mutants against instead of all: "+strings.Join(targetNames(targets), ", "))
 	fs.IntVar(&o.jobs, "j", 1, "mutants run at once; each boots a whole reference stack, so keep it at the number of free cores")
@@ -107,6 +111,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.list {
 		printList(stdout, all)
 		return 0
+	}
+	if o.merge != "" {
+		return mergeRuns(all, o.out, strings.Split(o.merge, ","), stdout, stderr)
 	}
 	chosen, err := selectMutants(all, o.only)
 	if err != nil {

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Runs made apart, each with its own --out, fold into one result: later folders win, the wall times add up,
+// and a folder without results is a usage error that writes nothing.
+func TestMergeRunsFoldsOtherRunsResults(t *testing.T) {
+	cat := []Mutant{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	out, first, second := t.TempDir(), t.TempDir(), t.TempDir()
+	write := func(dir string, wall time.Duration, e ...resultEntry) {
+		t.Helper()
+		if err := writeResults(dir, ".", e, len(cat), wall, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(out, time.Minute, resultEntry{ID: "a", Outcome: Caught})
+	write(first, time.Minute, resultEntry{ID: "b", Outcome: Survived})
+	write(second, time.Minute, resultEntry{ID: "b", Outcome: Caught}, resultEntry{ID: "c", Outcome: Caught})
+	var stdout, stderr bytes.Buffer
+	if code := mergeRuns(cat, out, []string{first, second}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got := readEntries(out)
+	if len(got) != 3 || got[1].ID != "b" || got[1].Outcome != Caught {
+		t.Errorf("merged = %+v, want a, b (caught: the later run), c", got)
+	}
+	if w := wallOf(out); w != 3*time.Minute {
+		t.Errorf("wall time %v, want the three runs' 3m0s", w)
+	}
+	if !strings.Contains(stdout.String(), "3 of 3 mutants have a result: 3 caught, 0 survived") {
+		t.Errorf("stdout: %s", stdout.String())
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "result.yaml"))
+	if code := mergeRuns(cat, out, []string{t.TempDir()}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "no result.yaml") {
+		t.Errorf("an empty folder: exit %d, %s", code, stderr.String())
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "result.yaml")); !bytes.Equal(before, after) {
+		t.Error("a failed merge changed the result")
+	}
+}
