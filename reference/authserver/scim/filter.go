@@ -53,7 +53,8 @@ func (e *scanTooLong) Error() string {
 func (s *API) listFilteredUsers(w http.ResponseWriter, r *http.Request, filter string) {
 	f, err := parseUserFilter(filter)
 	if err != nil {
-		httpio.WriteError(w, http.StatusBadRequest, "invalid_filter", "Invalid filter "+strconv.Quote(filter)+": "+err.Error())
+		s.log.Debug("invalid user filter", "filter", filter, "err", err)
+		writeFilterError(w, filter)
 		return
 	}
 	users, total, err := findUsers(r.Context(), s.store, f)
@@ -73,6 +74,23 @@ func (s *API) listFilteredUsers(w http.ResponseWriter, r *http.Request, filter s
 	list := newSCIMList(out)
 	list.TotalResults = total
 	httpio.WriteJSON(w, http.StatusOK, list)
+}
+
+// springEscape is Spring's HtmlUtils.htmlEscape of the characters a filter
+// may hold: UAA escapes the filter it quotes back.
+var springEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+
+// writeFilterError answers a filter that does not parse as UAA's
+// ScimUserEndpoints does: 400, the error "scim" (its ScimException) and
+// "Invalid filter expression: [<filter>]" as error_description and message.
+// Why it does not parse is logged, not answered, as in UAA.
+func writeFilterError(w http.ResponseWriter, filter string) {
+	msg := "Invalid filter expression: [" + springEscape.Replace(filter) + "]"
+	httpio.WriteJSON(w, http.StatusBadRequest, struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+		Message     string `json:"message"`
+	}{"scim", msg, msg})
 }
 
 // findUsers returns the users of st that match f, in listing order and at

@@ -40,8 +40,9 @@ func TestUserFiltersOverHTTP(t *testing.T) {
 		`userName eq`, `active eq "true"`, `active co true`, `userName eq "a" and`, `()`, `  `,
 		`userName eq "` + strings.Repeat("x", scim.MaxFilterBytes) + `"`,
 	} {
-		if status, m := list(bad); status != http.StatusBadRequest || m["error"] != "invalid_filter" {
-			t.Errorf("%q: %d %v, want 400 invalid_filter", bad, status, m)
+		want := "Invalid filter expression: [" + strings.NewReplacer(`"`, "&quot;").Replace(bad) + "]"
+		if status, m := list(bad); status != http.StatusBadRequest || m["error"] != "scim" || m["error_description"] != want || m["message"] != want {
+			t.Errorf("%q: %d %v, want 400 scim %q", bad, status, m, want)
 		}
 	}
 
