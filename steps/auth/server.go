@@ -70,6 +70,7 @@ func (s *Server) Bind(c *core.Scenario, sc *godog.ScenarioContext) *Session {
 	flow.register(sc)
 	(&checkTokenSteps{Scenario: c, flow: flow}).register(sc)
 	(&accountSteps{Scenario: c, flow: flow, ids: ids}).register(sc)
+	(&filterSteps{Scenario: c, ids: ids}).register(sc)
 	return &Session{flow: flow}
 }
 
