@@ -46,20 +46,30 @@ func (ac *accountSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^every attempt of "([^"]+)" was answered as the same attempt of "([^"]+)"$`, ac.answeredAlike)
 	sc.Step(`^the administrator creates the user "([^"]+)" with (an empty password|a password of (\d+) characters)$`, ac.createWithPassword)
 	sc.Step(`^the provisioning API has no user named "([^"]+)"$`, ac.noUserNamed)
+	sc.Step(`^the right password signs "([^"]+)" in$`, ac.flow.signedIn)
+	sc.Step(`^"([^"]+)" has failed to sign in (\S+) times and then signed in to "([^"]+)"$`, ac.signedInBefore)
 }
 
 // maxAttempts bounds the sign-ins one step makes (target.AuthServer.LockoutAfterFailures is at most 100).
 const maxAttempts = 101
 
-// count reads a number of attempts, a placeholder such as {lockout_failures} included.
+// count reads a number of attempts, a placeholder such as {lockout_failures} included, and one more or one
+// fewer ({lockout_failures}-1, {lockout_failures}+1) for the rows of a boundary table. One fewer than one
+// failure is none.
 func (ac *accountSteps) count(raw string) (int, error) {
 	s, err := ac.Expand(raw)
 	if err != nil {
 		return 0, err
 	}
+	low, delta := 0, 0
+	if base, ok := strings.CutSuffix(s, "-1"); ok {
+		s, low, delta = base, 0, -1
+	} else if base, ok := strings.CutSuffix(s, "+1"); ok {
+		s, delta = base, 1
+	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > maxAttempts {
-		return 0, fmt.Errorf("%q is not a number of sign-ins from 1 to %d", s, maxAttempts)
+	if n += delta; err != nil || n < low || n > maxAttempts {
+		return 0, fmt.Errorf("%q is not a number of sign-ins from %d to %d", raw, low, maxAttempts)
 	}
 	return n, nil
 }
@@ -100,6 +110,31 @@ func (ac *accountSteps) failTimes(user, times string) error {
 			return ac.Failf("failed sign-in %d of %d for %s: the answer (%d) has no sign-in form; spec 3.1 shows the "+
 				"sign-in page again after a wrong password", i, n, user, a.status)
 		}
+	}
+	return nil
+}
+
+// signedInBefore is the precondition of a count's life: in a browser session of its own, the user asked for a
+// code for the client, failed n times and then signed in with the right password. The scenario's own browser
+// session starts afresh after it.
+func (ac *accountSteps) signedInBefore(user, times, client string) error {
+	ac.flow.browser = nil
+	defer func() { ac.flow.browser = nil }()
+	if err := ac.flow.askForCode(client, "openid", ""); err != nil {
+		return err
+	}
+	if err := ac.failTimes(user, times); err != nil {
+		return err
+	}
+	name, err := ac.Expand(user)
+	if err != nil {
+		return err
+	}
+	if err := ac.signIn(name, ac.flow.passwordOf(name)); err != nil {
+		return err
+	}
+	if err := ac.flow.signedIn(name); err != nil {
+		return core.Blockedf("the earlier sign-in of %s after %s failed ones was refused: %v", name, times, err)
 	}
 	return nil
 }
