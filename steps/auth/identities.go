@@ -127,6 +127,8 @@ type clientSpec struct {
 	target.Client
 	scope, grants, authorities string
 	validity                   int
+	// refreshValidity > 0 sets the lifetime of its refresh tokens; else they live as long as validity says.
+	refreshValidity int
 }
 
 // bind fills the placeholders of the scenario's identities: fresh names with provisioning, else the
@@ -189,6 +191,10 @@ func (ids *identitySteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^a web client "([^"]+)" whose access tokens expire after (\d) seconds?$`, func(id string, validity int) error {
 		return ids.ensureClient(clientSpec{Client: target.Client{ClientID: id}, scope: "openid fortunes.read",
 			grants: "authorization_code", validity: validity})
+	})
+	sc.Step(`^a web client "([^"]+)" whose access tokens expire after (\d) seconds? and whose refresh tokens live (\d+) seconds$`, func(id string, validity, refresh int) error {
+		return ids.ensureClient(clientSpec{Client: target.Client{ClientID: id}, scope: "openid fortunes.read",
+			grants: "authorization_code refresh_token", validity: validity, refreshValidity: refresh})
 	})
 	sc.Step(`^a resource client "([^"]+)" with the authorities "([^"]+)"$`, func(id, authorities string) error {
 		return ids.ensureClient(clientSpec{Client: target.Client{ClientID: id}, grants: "client_credentials", authorities: authorities})

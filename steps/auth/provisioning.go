@@ -374,6 +374,9 @@ func (p *uaaProvisioner) registerClient(ids *identitySteps, c clientSpec) error 
 		reg["access_token_validity"] = c.validity
 		reg["refresh_token_validity"] = c.validity
 	}
+	if c.refreshValidity > 0 {
+		reg["refresh_token_validity"] = c.refreshValidity
+	}
 	if err := ids.API(core.Request{Method: http.MethodPost, URL: p.URL + "/oauth/clients", JSON: reg, Bearer: tok}); err != nil {
 		return err
 	}
