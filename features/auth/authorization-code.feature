@@ -30,8 +30,45 @@ Feature: Authorization code flow, sign-in and consent
   page that refused the locked user's right password must still let another user in: a page that takes no right
   password after failed ones would refuse it for a reason of its own (such a scenario is blocked).
 
+  Boundary table of the lockout (auth.account-lockout; UAA's lockoutPolicy, lockoutAfterFailures 5,
+  countFailuresWithin 3600 s, lockoutPeriodSeconds 300; UAA's documentation of the uaa.yml
+  authentication.policy and its PeriodLockoutPolicy, which counts the failures since the last success):
+    | failed sign-ins in a row before the right password   | answer                                         |
+    | {lockout_failures}-1                                 | signed in                                      |
+    | {lockout_failures}                                   | sign-in page again, as a wrong password's      |
+    | {lockout_failures}+1                                 | sign-in page again (the attempt changes nothing) |
+    | {lockout_failures}-1, a success, {lockout_failures}-1 | signed in: a success starts the count again   |
+    | after the lockout period or the counting window      | not walked: minutes (UAA: 300 s and 3600 s)     |
+  auth.lockout-hides-users: a name that is no user gets, attempt by attempt up to {lockout_failures}+1, the
+  answer a user's wrong password gets, lockout included.
+
+  Boundary table of the code and the tokens (RFC 6749 sections 4.1.2, 4.1.3, 6 and 10.5; UAA's lifetimes:
+  codes 300 s, access tokens 43200 s, refresh tokens 2592000 s, per client access_token_validity and
+  refresh_token_validity):
+    | what                                           | answer                                              |
+    | a code, used once                              | 200 and tokens                                      |
+    | the same code a second time                    | 400 invalid_grant, and (auth.replay-revokes) the    |
+    |                                                | tokens issued from it are no longer active          |
+    | a code with another PKCE verifier              | 400 invalid_grant                                   |
+    | a code with a wrong client secret              | 401 invalid_client                                  |
+    | a code past its lifetime                       | not walked: UAA's codes live 300 s and no target    |
+    |                                                | file declares a shorter life                        |
+    | a refresh token, used once                     | 200 and a new access token with the same scopes     |
+    | a refresh token used a second time             | 400 invalid_grant (auth.refresh-rotation)           |
+    | a refresh token after its access token expired | 200: the refresh token lives on (auth.token-lifetimes) |
+  The access token's own expiry is in the token check's table.
+
+  Boundary table of consent (auth.scope-choice, auth.remembered-consent; UAA's consent page and its
+  approvals): every box ticked grants every scope asked; unticked boxes are not granted; deny sends
+  access_denied with the same state; a remembered approval is one user's for one client, so a second client
+  asks again. auth.redirect-uri-errors: a redirect URI not registered gets 400 and no redirect (UAA: "Invalid
+  redirect ... did not match one of the registered values"). auth.userinfo-claims: userinfo names the user,
+  the e-mail address and sub = user_id. auth.issuer-is-token-endpoint: the issuer is the token endpoint's
+  address, in discovery and in every ID token.
+
   Steps that obtain what a scenario needs (a code, a token, a used refresh token) are preconditions: when one
   fails, the scenario is blocked, not failed, and a step that uses what they produced checks it is there.
+  {short_client} is a web client whose access tokens live 2 seconds and its refresh tokens a minute.
 
   Background:
     Given a user "{user}" who holds fortunes.read
@@ -80,6 +117,20 @@ Feature: Authorization code flow, sign-in and consent
     Then the authorization server shows a sign-in page
     And the last two sign-in pages say the same
     And on that page "{outsider}" still signs in with the password "{outsider_password}"
+
+  @spec-3.1-signed-in-no-consent @capability-auth.account-lockout @capability-auth.provisioning @fresh-consent
+  Scenario Outline: One failed sign-in fewer than lock an account still lets the right password in, <case>
+    Given "{user}" has failed to sign in <earlier> times and then signed in to "{client}"
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "{user}" fails to sign in {lockout_failures}-1 times with a wrong password
+    And "{user}" signs in with the password "{password}"
+    Then the right password signs "{user}" in
+    And the authorization server asks to authorize the scopes "openid fortunes.read"
+
+    Examples:
+      | case                                                  | earlier              |
+      | after a sign-in without failures                      | 0                    |
+      | after a sign-in that followed as many failures         | {lockout_failures}-1 |
 
   @capability-auth.lockout-hides-users @capability-auth.provisioning
   Scenario: An unknown user name is answered as a user's wrong password is, attempt by attempt, lockout included
@@ -178,6 +229,15 @@ Feature: Authorization code flow, sign-in and consent
     Then the answer is 200 with a JSON body
     And the token response has a refresh token
     When the client uses the refresh token
+    Then the answer is 200 with a JSON body
+    And the token response carries an access token with the scope "openid fortunes.read"
+
+  @spec-4.1-post-oauth-token @capability-auth.token-lifetimes @fixture-short-lived-client
+  Scenario: A refresh token still works after its access token has expired
+    Given a web client "{short_client}" whose access tokens expire after 2 seconds and whose refresh tokens live 60 seconds
+    And "{user}" holds a token and a refresh token from "{short_client}" for "openid fortunes.read"
+    When the access token has expired
+    And the client uses the refresh token
     Then the answer is 200 with a JSON body
     And the token response carries an access token with the scope "openid fortunes.read"
 
