@@ -8,6 +8,20 @@ Feature: Token check
   check_token is UAA's; standard servers offer token introspection (RFC 7662) instead. A target without it
   fails this profile with that one reason, and the other profiles still run.
 
+  Boundary table of the token check (UAA's CheckTokenEndpoint; the anchor's words are UAA's):
+    | token                                  | answer                                                           |
+    | a valid access token                   | 200, the fields of spec 2.2                                      |
+    | scopes all in the token                | 200                                                              |
+    | scopes one of which is missing         | 400 invalid_scope "Some requested scopes are missing: <missing>" |
+    | none                                   | 400 invalid_token "Token parameter must be set"                  |
+    | unknown, tampered, or a refresh token  | 400 invalid_token "Token was not recognised"                     |
+    | one second past its lifetime           | 400 invalid_token "Token has expired"                            |
+    | revoked (auth.revocation)              | 400 invalid_token "The token has been revoked"                   |
+    | no client credentials                  | 401                                                              |
+    | a wrong client secret                  | 401                                                              |
+    | a client without authz.resource        | 403                                                              |
+  auth.revocation: RFC 7009 revocation at the revocation endpoint, after which the token check answers revoked.
+
   Identities: {user} (e-mail address {user_email}) holds fortunes.read, {client} is a web client,
   {resource_client} holds authz.resource, {short_client} is a web client whose access tokens live seconds.
   {issuer} is the discovered issuer, {nonce} the nonce of the last authorization request, {access_token},
@@ -55,7 +69,7 @@ Feature: Token check
     When "{resource_client}" checks the access token for the scopes "openid,fortunes.read"
     Then the answer is 200 with a JSON body
     When "{resource_client}" checks the access token for the scopes "fortunes.read,fortunes.write"
-    Then the answer is 400 with the error "invalid_scope"
+    Then the answer is 400 with the error "invalid_scope" and the description "Some requested scopes are missing: fortunes.write"
 
   @spec-7-auth-server-errors
   Scenario Outline: An invalid token is answered 400 invalid_token: <case>
