@@ -10,7 +10,32 @@ Feature: Provisioning users, groups and clients
   A server may enforce a password policy, as UAA's passwordPolicy does: its defaults allow 1 to 255 characters,
   and a password that breaks the policy is refused with the error invalid_password.
 
-  Every scenario uses names of its own: {user} (password {password}), {client}, {group}.
+  Boundary table of the password policy (auth.password-policy; UAA's UaaPasswordPolicyValidator with the
+  default passwordPolicy, minLength 0 taken as 1, maxLength 255; it answers 400 invalid_password and joins the
+  message of every rule broken, as error_description and message):
+    | password length      | answer                                                                     |
+    | 0 (empty)            | 400 invalid_password, "Password must be at least 1 characters in length."  |
+    | 1 (the minimum)      | 201, the user is made                                                      |
+    | 72 (bcrypt's limit)  | 201, the user is made                                                      |
+    | 73 to 255            | not walked: UAA accepts them (its bcrypt reads the first 72 bytes); a       |
+    |                      | server may refuse what its hash would silently cut (the reference does)    |
+    | 256 (one above 255)  | 400 invalid_password, "Password must be no more than 255 characters in    |
+    |                      | length." (and the user is not made)                                        |
+
+  Boundary table of the user filter (GET /Users?filter=..., UAA's SCIM filter, RFC 7644 section 3.4.2.2):
+  attribute names and operators are read without regard to case, string values compare without regard to
+  case (UAA's user store compares them so), and binds tighter than or, parentheses group. Walked: eq, co, sw,
+  pr, and, or, parentheses, capitals in the attribute, the operator and the value. A filter that does not
+  parse (an unknown operator) is answered as UAA's ScimUserEndpoints answers it: 400, the error "scim", and
+  "Invalid filter expression: [<filter>]" with the filter HTML-escaped (Spring's HtmlUtils). Not walked: gt, ge,
+  lt, le, which UAA documents for dates and numbers: the reference does not read them (it answers 400).
+
+  Boundary table of the provisioning errors (auth.provisioning-errors, UAA's ScimUserEndpoints and
+  ClientAdminEndpoints): a second user or client of the same name 409; no token 401; a token without
+  scim.write 403; a token with clients.read but not clients.write registering a client 403.
+
+  Every scenario uses names of its own: {user} (password {password}), {client}, {group}; the filter scenarios
+  make users whose names start with "{user}-".
 
   Background:
     Given an admin token from the client credentials grant
@@ -71,9 +96,48 @@ Feature: Provisioning users, groups and clients
     When the administrator creates the user "{user}" with <password>
     Then the answer is 400 with a JSON body
     And the field "error" is "invalid_password"
+    And the error description says "<description>"
     And the provisioning API has no user named "{user}"
 
     Examples:
-      | password                     |
-      | an empty password            |
-      | a password of 256 characters |
+      | password                     | description                                             |
+      | an empty password            | Password must be at least 1 characters in length.       |
+      | a password of 256 characters | Password must be no more than 255 characters in length. |
+
+  @capability-auth.password-policy
+  Scenario Outline: A user with a password of <length> characters, within the password policy, is made
+    When the administrator creates the user "{user}" with a password of <length> characters
+    Then the answer is 201 with a JSON body
+    And the field "userName" is "{user}"
+
+    Examples:
+      | length |
+      | 1      |
+      | 72     |
+
+  @spec-2.1
+  Scenario Outline: The user filter finds the users it names: <case>
+    Given the administrator has created the users:
+      | user       | given name | family name | email                  |
+      | {user}-Ada | Ada        | Lovelace    | ada.{user}@test.org    |
+      | {user}-bob | Bob        | Babbage     | bob.{user}@example.org |
+      | {user}-cy  |            | Cy          | cy.{user}@test.org     |
+    When the administrator lists the users with the filter '<filter>'
+    Then the answer is 200 with a JSON body
+    And the users found whose names start with "{user}-" are "<found>"
+
+    Examples:
+      | case                                 | filter                                                                                       | found                |
+      | eq, the value in other capitals      | userName eq "{user}-ada"                                                                     | {user}-Ada           |
+      | the attribute and operator in capitals | USERNAME EQ "{user}-bob"                                                                   | {user}-bob           |
+      | sw                                   | userName sw "{user}-c"                                                                       | {user}-cy            |
+      | co inside the value                  | userName sw "{user}-" and emails.value co "{user}@test"                                      | {user}-Ada {user}-cy |
+      | pr leaves out who lacks it           | userName sw "{user}-" and name.givenName pr                                                  | {user}-Ada {user}-bob |
+      | and binds tighter than or            | userName eq "{user}-ada" or userName eq "{user}-bob" and name.givenName eq "nobody"          | {user}-Ada           |
+      | parentheses group                    | (userName eq "{user}-ada" or userName eq "{user}-bob") and name.givenName Eq "BOB"           | {user}-bob           |
+
+  @spec-7-auth-server-errors
+  Scenario: A user filter with an unknown operator is refused as UAA refuses it
+    When the administrator lists the users with the filter 'userName xx "{user}"'
+    Then the answer is 400 with the error "scim"
+    And the error description says "Invalid filter expression: [userName xx &quot;{user}&quot;]"
