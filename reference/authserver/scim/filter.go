@@ -44,8 +44,9 @@ func (e *scanTooLong) Error() string {
 
 // listFilteredUsers answers GET /Users?filter=...: a SCIM filter (RFC 7644
 // section 3.4.2.2) on id, userName, email (emails.value), name.givenName,
-// name.familyName, active, verified and origin, with eq, ne, co, sw, ew and
-// pr, and, or and parentheses. As in UAA, string values compare without
+// name.familyName, active, verified and origin, with eq, ne, co, sw, ew,
+// gt, ge, lt, le (the folded strings in byte order) and pr, and, or and
+// parentheses. As in UAA, string values compare without
 // regard to case, but for id. A filter that pins userName, email or id
 // with eq (alone, under and, or on both sides of or) is answered from the
 // indexes; any other reads every user (at most maxScannedUsers). Matches are
@@ -254,7 +255,7 @@ func candidates(r store.UserReader, f *userFilter) (ids []string, indexed bool, 
 // userFilter is a parsed filter: and/or of two filters, or a comparison of
 // an attribute (canonical name) with a value (folded, but for id).
 type userFilter struct {
-	op          string // and, or, eq, ne, co, sw, ew, pr
+	op          string // and, or, eq, ne, co, sw, ew, gt, ge, lt, le, pr
 	left, right *userFilter
 	attr        string
 	value       string
@@ -318,6 +319,14 @@ func (f *userFilter) match(u *store.User) bool {
 		return strings.HasPrefix(v, f.value)
 	case "ew":
 		return strings.HasSuffix(v, f.value)
+	case "gt":
+		return v > f.value
+	case "ge":
+		return v >= f.value
+	case "lt":
+		return v < f.value
+	case "le":
+		return v <= f.value
 	}
 	return v != "" // pr
 }
@@ -411,9 +420,9 @@ func (p *filterParser) factor() (*userFilter, error) {
 	switch f.op {
 	case "pr":
 		return f, nil
-	case "eq", "ne", "co", "sw", "ew":
+	case "eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le":
 	default:
-		return nil, fmt.Errorf("unsupported operator %s; supported: eq, ne, co, sw, ew, pr", opTok)
+		return nil, fmt.Errorf("unsupported operator %s; supported: eq, ne, co, sw, ew, gt, ge, lt, le, pr", opTok)
 	}
 	val, err := p.next()
 	if err != nil {

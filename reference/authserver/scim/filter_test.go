@@ -90,6 +90,10 @@ func TestUserFilterIndexAgreesWithScan(t *testing.T) {
 			{`verified eq true and origin eq "UAA" and userName sw "e"`, false, "Eve"},
 			{`name.familyName pr and userName eq "bob"`, true, "bob"},
 			{`givenName sw "gf"`, false, "frank"},
+			{`userName gt "CAROL"`, false, "dave,Eve,frank"},
+			{`userName ge "carol"`, false, "CAROL,dave,Eve,frank"},
+			{`userName lt "Carol"`, false, "Alice,bob"},
+			{`userName LE "carol" and userName Gt "alice"`, false, "bob,CAROL"},
 		} {
 			f, err := parseUserFilter(tt.filter)
 			if err != nil {

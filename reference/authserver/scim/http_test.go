@@ -36,7 +36,7 @@ func TestUserFiltersOverHTTP(t *testing.T) {
 		t.Fatalf("userName eq in capitals: %d %v", status, m)
 	}
 	for _, bad := range []string{
-		`nick eq "x"`, `userName gt "a"`, `userName eq "x`, `(userName eq "x"`, `userName eq "x")`, `userName eq x`,
+		`nick eq "x"`, `userName xx "a"`, `userName eq "x`, `(userName eq "x"`, `userName eq "x")`, `userName eq x`,
 		`userName eq`, `active eq "true"`, `active co true`, `userName eq "a" and`, `()`, `  `,
 		`userName eq "` + strings.Repeat("x", scim.MaxFilterBytes) + `"`,
 	} {
