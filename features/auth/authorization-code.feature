@@ -31,8 +31,9 @@ Feature: Authorization code flow, sign-in and consent
   password after failed ones would refuse it for a reason of its own (such a scenario is blocked).
 
   Boundary table of the lockout (auth.account-lockout; UAA's lockoutPolicy, lockoutAfterFailures 5,
-  countFailuresWithin 3600 s, lockoutPeriodSeconds 300; UAA's documentation of the uaa.yml
-  authentication.policy and its PeriodLockoutPolicy, which counts the failures since the last success):
+  countFailuresWithin 3600 s, lockoutPeriodSeconds 300 in uaa.yml's authentication.policy; UAA's
+  PeriodLockoutPolicy counts the sequential failures within the window back to the last success, as its test
+  loginIsAllowedIfSuccessfulLoginIntercedesExcessiveFailures shows):
     | failed sign-ins in a row before the right password   | answer                                         |
     | {lockout_failures}-1                                 | signed in                                      |
     | {lockout_failures}                                   | sign-in page again, as a wrong password's      |

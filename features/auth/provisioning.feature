@@ -25,10 +25,10 @@ Feature: Provisioning users, groups and clients
   Boundary table of the user filter (GET /Users?filter=..., UAA's SCIM filter, RFC 7644 section 3.4.2.2):
   attribute names and operators are read without regard to case, string values compare without regard to
   case (UAA's user store compares them so), and binds tighter than or, parentheses group. Walked: eq, co, sw,
-  pr, and, or, parentheses, capitals in the attribute, the operator and the value. A filter that does not
-  parse (an unknown operator) is answered as UAA's ScimUserEndpoints answers it: 400, the error "scim", and
-  "Invalid filter expression: [<filter>]" with the filter HTML-escaped (Spring's HtmlUtils). Not walked: gt, ge,
-  lt, le, which UAA documents for dates and numbers: the reference does not read them (it answers 400).
+  pr, gt, ge, lt, le (each at the value itself: gt and lt leave it out, ge and le take it in), and, or,
+  parentheses, capitals in the attribute, the operator and the value. A filter that does not parse (an
+  unknown operator) is answered as UAA's ScimUserEndpoints answers it: 400, the error "scim", and
+  "Invalid filter expression: [<filter>]" with the filter HTML-escaped (Spring's HtmlUtils).
 
   Boundary table of the provisioning errors (auth.provisioning-errors, UAA's ScimUserEndpoints and
   ClientAdminEndpoints): a second user or client of the same name 409; no token 401; a token without
@@ -134,6 +134,10 @@ Feature: Provisioning users, groups and clients
       | co inside the value                  | userName sw "{user}-" and emails.value co "{user}@test"                                      | {user}-Ada {user}-cy |
       | pr leaves out who lacks it           | userName sw "{user}-" and name.givenName pr                                                  | {user}-Ada {user}-bob |
       | and binds tighter than or            | userName eq "{user}-ada" or userName eq "{user}-bob" and name.givenName eq "nobody"          | {user}-Ada           |
+      | gt leaves out the value itself       | userName sw "{user}-" and userName gt "{user}-bob"                                           | {user}-cy            |
+      | ge takes in the value itself         | userName sw "{user}-" and userName ge "{user}-bob"                                           | {user}-bob {user}-cy |
+      | lt leaves out the value itself       | userName sw "{user}-" and userName lt "{user}-bob"                                           | {user}-Ada           |
+      | le takes in the value itself         | userName sw "{user}-" and userName le "{user}-BOB"                                           | {user}-Ada {user}-bob |
       | parentheses group                    | (userName eq "{user}-ada" or userName eq "{user}-bob") and name.givenName Eq "BOB"           | {user}-bob           |
 
   @spec-7-auth-server-errors
