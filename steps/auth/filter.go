@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -25,8 +26,35 @@ type filterSteps struct {
 func (fs *filterSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the administrator has created the users:$`, fs.createUsers)
 	sc.Step(`^the administrator lists the users with the filter '(.+)'$`, fs.list)
-	sc.Step(`^the users found whose names start with "([^"]+)" are "([^"]*)"$`, fs.found)
 	sc.Step(`^the error description says "([^"]+)"$`, fs.descriptionSays)
+	sc.Step(`^each filter finds, among the users whose names start with "([^"]+)":$`, fs.eachFinds)
+}
+
+// eachFinds walks a table of filters (filter, found): each is listed in turn and must answer 200 with the
+// users named, among the scenario's own. Every row is walked, and the step fails naming each row that did
+// not hold, so one scenario (one set of users, made once) walks the whole boundary table.
+func (fs *filterSteps) eachFinds(prefix string, table *godog.Table) error {
+	if len(table.Rows) < 2 || len(table.Rows[0].Cells) != 2 {
+		return fs.Failf("the table needs a header and rows of filter, found")
+	}
+	var wrong []string
+	for _, row := range table.Rows[1:] {
+		filter, want := row.Cells[0].Value, row.Cells[1].Value
+		if err := fs.list(filter); err != nil {
+			return err
+		}
+		if fs.Last.Status != http.StatusOK {
+			wrong = append(wrong, fmt.Sprintf("%s: status %d, want 200", filter, fs.Last.Status))
+			continue
+		}
+		if err := fs.found(prefix, want); err != nil {
+			wrong = append(wrong, filter+": "+err.Error())
+		}
+	}
+	if len(wrong) > 0 {
+		return fs.Failf("%d of %d filters did not find what they should:\n  %s", len(wrong), len(table.Rows)-1, strings.Join(wrong, "\n  "))
+	}
+	return nil
 }
 
 // createUsers makes the users of a table (user, given name, family name, email; an empty given name leaves
