@@ -199,8 +199,8 @@ func TestFixturesInsteadOfProvisioning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Passed != 3 || res.Failed+res.Blocked != 0 || res.Unsupported == 0 {
-		t.Errorf("want the fortune outline (2) and every check_token field (1) to pass, fresh-consent scenarios unsupported: %+v\n%s", res, out.String())
+	if res.Passed != 6 || res.Failed+res.Blocked != 0 || res.Unsupported == 0 {
+		t.Errorf("want the fortune outlines (two paths; the scheme in lower case, upper case and with two spaces) and every check_token field (1) to pass, fresh-consent scenarios unsupported: %+v\n%s", res, out.String())
 	}
 	if !strings.Contains(out.String(), "not supported: auth.provisioning") {
 		t.Errorf("the summary does not say that fresh users need provisioning:\n%s", out.String())
