@@ -28,6 +28,9 @@ var composePorts = []int{9000, 8787, 8100, 8888, 8080, 8082, 8081, 10080, 10443,
 // defaults cannot know is set: the project's name, free Redis and RabbitMQ ports, and git's consent to another
 // user's repository.
 func TestTheWholeSuiteAgainstTheComposeStack(t *testing.T) {
+	// The two longest tests of the package (this one, and the image's) run side by side, after the others. On the
+	// vfs storage driver Docker itself is the bottleneck, so this saves little (cmd/tck 779 s, then 764 s).
+	t.Parallel()
 	dockertest.Require(t)
 	tools := composeTools()
 	if len(tools) == 0 {

@@ -78,6 +78,7 @@ func dockerRun(t *testing.T, args ...string) (int, string) {
 // as the user who runs it: the reports are that user's. A reports folder the image cannot write is one error
 // that says how to run it.
 func TestTheImageRunsTheSuiteAsItsCaller(t *testing.T) {
+	t.Parallel() // beside the compose test: both wait on Docker (compose_test.go)
 	buildTCKImage(t)
 	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
 	if err != nil {
