@@ -32,7 +32,7 @@ func TestCommitVisibleWhileAnotherBranchIsRewritten(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			time.Sleep(200 * time.Microsecond) // a push every 0.2 ms, faster than any the suite makes
+			time.Sleep(time.Millisecond) // a push every millisecond, faster than any the suite makes
 		}
 	})
 	defer wg.Wait()
