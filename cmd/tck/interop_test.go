@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,7 +130,9 @@ func freePorts(t *testing.T, n int) []int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ports = append(ports, p)
+		if !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
 	}
 	return ports
 }

@@ -2,6 +2,8 @@ package freeport
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -12,4 +14,56 @@ func TestTheReturnedPortCanBeBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close()
+}
+
+// The kernel hands out ports of its ephemeral range to outgoing connections at any moment: a port from there
+// could be gone before its user binds it.
+func TestPortsAreBelowTheKernelsEphemeralRange(t *testing.T) {
+	hi := highest()
+	seen := map[int]bool{}
+	for range 50 {
+		p := Get(t)
+		if p < lowest || p > hi {
+			t.Fatalf("port %d is outside %d-%d", p, lowest, hi)
+		}
+		seen[p] = true
+	}
+	if len(seen) < 40 {
+		t.Fatalf("50 picks gave %d ports: not random", len(seen))
+	}
+}
+
+func TestTheRangeFileDecidesTheHighestPort(t *testing.T) {
+	defer func(f string) { rangeFile = f }(rangeFile)
+	dir := t.TempDir()
+	for content, want := range map[string]int{
+		"32768\t60999\n": 32767,
+		"40000 50000":    39999,
+		"1024 65535":     1023,
+		"garbage":        32767,
+	} {
+		rangeFile = filepath.Join(dir, "range")
+		if err := os.WriteFile(rangeFile, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := highest(); got != want {
+			t.Errorf("range %q: highest %d, want %d", content, got, want)
+		}
+	}
+	rangeFile = filepath.Join(dir, "absent")
+	if got := highest(); got != 32767 {
+		t.Errorf("no range file: highest %d, want 32767", got)
+	}
+}
+
+// Where the kernel's range starts too low to leave room, the kernel picks.
+func TestAKernelRangeStartingLowLeavesThePickToTheKernel(t *testing.T) {
+	defer func(f string) { rangeFile = f }(rangeFile)
+	rangeFile = filepath.Join(t.TempDir(), "range")
+	if err := os.WriteFile(rangeFile, []byte("1024 65535"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p := Get(t); p < 1024 {
+		t.Fatalf("port %d", p)
+	}
 }
