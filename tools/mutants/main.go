@@ -159,7 +159,7 @@ func runAll(ctx context.Context, o options, all, chosen []Mutant, ts []suiteTarg
 	start := time.Now()
 	var earlier []resultEntry
 	if o.only != "" {
-		earlier = readEntries(out) // --only updates the latest full result instead of replacing it
+		earlier = readResultFile(out).Mutants // --only updates the latest full result instead of replacing it
 	}
 	var werr error
 	save := func(so []Result) {

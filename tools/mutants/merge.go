@@ -3,12 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // mergeRuns folds the results of runs made elsewhere (on other machines, or in other checkouts at once, each
@@ -23,14 +19,15 @@ func mergeRuns(all []Mutant, out string, dirs []string, stdout, stderr io.Writer
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(root, out)
 	}
-	entries, wall := readEntries(out), wallOf(out)
+	own := readResultFile(out)
+	entries, wall := own.Mutants, own.wall()
 	for _, d := range dirs {
-		fresh := readEntries(d)
-		if len(fresh) == 0 {
+		fresh := readResultFile(d)
+		if len(fresh.Mutants) == 0 {
 			fmt.Fprintf(stderr, "mutants: --merge %s: no result.yaml with results there\n", d)
 			return 2
 		}
-		entries, wall = mergeEntries(all, entries, fresh), wall+wallOf(d)
+		entries, wall = mergeEntries(all, entries, fresh.Mutants), wall+fresh.wall()
 	}
 	// The wall time written is the sum of the runs', the time the mutants took wherever they ran.
 	if err := writeResults(out, root, entries, len(all), wall, time.Now()); err != nil {
@@ -38,17 +35,8 @@ func mergeRuns(all []Mutant, out string, dirs []string, stdout, stderr io.Writer
 		return 1
 	}
 	s := summaryOf(entries)
-	fmt.Fprintf(stdout, "%d of %d mutants have a result: %d caught, %d survived; written to %s\n",
-		len(entries), len(all), s[string(Caught)], s[string(Survived)], strings.Join([]string{filepath.Join(out, "result.yaml"), filepath.Join(out, "README.md")}, ", "))
+	fmt.Fprintf(stdout, "%d of %d mutants have a result: %d caught, %d survived; written to %s, %s\n",
+		len(entries), len(all), s[string(Caught)], s[string(Survived)],
+		filepath.Join(out, "result.yaml"), filepath.Join(out, "README.md"))
 	return 0
-}
-
-// wallOf is the wall time of the run whose result.yaml is in dir, 0 when there is none.
-func wallOf(dir string) time.Duration {
-	var f resultFile
-	data, err := os.ReadFile(filepath.Join(dir, "result.yaml"))
-	if err != nil || yaml.Unmarshal(data, &f) != nil {
-		return 0
-	}
-	return time.Duration(f.WallSeconds) * time.Second
 }

@@ -27,14 +27,17 @@ func TestMergeRunsFoldsOtherRunsResults(t *testing.T) {
 	if code := mergeRuns(cat, out, []string{first, second}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	got := readEntries(out)
+	merged := readResultFile(out)
+	got := merged.Mutants
 	if len(got) != 3 || got[1].ID != "b" || got[1].Outcome != Caught {
 		t.Errorf("merged = %+v, want a, b (caught: the later run), c", got)
 	}
-	if w := wallOf(out); w != 3*time.Minute {
+	if w := merged.wall(); w != 3*time.Minute {
 		t.Errorf("wall time %v, want the three runs' 3m0s", w)
 	}
-	if !strings.Contains(stdout.String(), "3 of 3 mutants have a result: 3 caught, 0 survived") {
+	want := "3 of 3 mutants have a result: 3 caught, 0 survived; written to " +
+		filepath.Join(out, "result.yaml") + ", " + filepath.Join(out, "README.md") + "\n"
+	if stdout.String() != want {
 		t.Errorf("stdout: %s", stdout.String())
 	}
 	before, _ := os.ReadFile(filepath.Join(out, "result.yaml"))
@@ -43,5 +46,18 @@ func TestMergeRunsFoldsOtherRunsResults(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "result.yaml")); !bytes.Equal(before, after) {
 		t.Error("a failed merge changed the result")
+	}
+}
+
+// A folder without a result.yaml, or with one that does not parse, reads as no results and no wall time.
+func TestReadResultFileOfNothingIsZero(t *testing.T) {
+	empty, broken := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "result.yaml"), []byte("mutants: [unclosed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{empty, broken} {
+		if f := readResultFile(dir); len(f.Mutants) != 0 || f.wall() != 0 {
+			t.Errorf("%s: %+v, want the zero result", dir, f)
+		}
 	}
 }

@@ -118,15 +118,19 @@ func entriesOf(results []Result) []resultEntry {
 	return out
 }
 
-// readEntries returns the entries of an earlier result.yaml, none when there is none.
-func readEntries(dir string) []resultEntry {
+// readResultFile reads the result.yaml of an earlier run in dir: the zero resultFile (no entries, no wall
+// time) when there is none or it does not parse.
+func readResultFile(dir string) resultFile {
 	var f resultFile
 	data, err := os.ReadFile(filepath.Join(dir, "result.yaml"))
 	if err != nil || yaml.Unmarshal(data, &f) != nil {
-		return nil
+		return resultFile{}
 	}
-	return f.Mutants
+	return f
 }
+
+// wall is the wall time the run took, to the second.
+func (f resultFile) wall() time.Duration { return time.Duration(f.WallSeconds) * time.Second }
 
 // mergeEntries puts fresh results over earlier ones, in catalogue order: a run with --only updates the
 // mutants it ran and keeps the latest result of the others. Ids no longer in the catalogue are dropped.
