@@ -42,12 +42,8 @@ type clientOutput struct {
 }
 
 func (s *API) CreateClient(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.tokens.RequireScope(w, r, "clients.write"); !ok {
-		return
-	}
 	var in clientInput
-	if err := httpio.DecodeJSON(r, &in); err != nil {
-		httpio.WriteError(w, http.StatusBadRequest, "invalid_client", err.Error())
+	if !s.decodeInput(w, r, "clients.write", "invalid_client", &in) {
 		return
 	}
 	all, list, err := parseAutoApprove(in.AutoApprove)

@@ -123,12 +123,8 @@ type userInput struct {
 }
 
 func (s *API) CreateUser(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
-		return
-	}
 	var in userInput
-	if err := httpio.DecodeJSON(r, &in); err != nil {
-		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+	if !s.decodeInput(w, r, "scim.write", "invalid_scim_resource", &in) {
 		return
 	}
 	if in.Origin != "" && in.Origin != store.OriginUAA {
@@ -200,12 +196,8 @@ type groupInput struct {
 }
 
 func (s *API) CreateGroup(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
-		return
-	}
 	var in groupInput
-	if err := httpio.DecodeJSON(r, &in); err != nil {
-		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+	if !s.decodeInput(w, r, "scim.write", "invalid_scim_resource", &in) {
 		return
 	}
 	if len(in.Members) > 0 {
@@ -254,12 +246,8 @@ func scimGroupOf(g *store.Group) scimGroup {
 
 // AddMember adds a user to a group: POST /Groups/{id}/members.
 func (s *API) AddMember(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.tokens.RequireScope(w, r, "scim.write"); !ok {
-		return
-	}
 	var in scimMember
-	if err := httpio.DecodeJSON(r, &in); err != nil {
-		httpio.WriteError(w, http.StatusBadRequest, "invalid_scim_resource", err.Error())
+	if !s.decodeInput(w, r, "scim.write", "invalid_scim_resource", &in) {
 		return
 	}
 	switch {
@@ -309,6 +297,20 @@ func (s *API) DeleteGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpio.WriteJSON(w, http.StatusOK, scimGroupOf(g))
+}
+
+// decodeInput reads the JSON body of a request whose token must hold scope
+// into in. It answers itself when it returns false: 401 or 403 for the
+// token, 400 with the error code code for a body that does not decode.
+func (s *API) decodeInput(w http.ResponseWriter, r *http.Request, scope, code string, in any) bool {
+	if _, ok := s.tokens.RequireScope(w, r, scope); !ok {
+		return false
+	}
+	if err := httpio.DecodeJSON(r, in); err != nil {
+		httpio.WriteError(w, http.StatusBadRequest, code, err.Error())
+		return false
+	}
+	return true
 }
 
 // provisioningError answers a store or validation error: 404, 409 with the
