@@ -4,13 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -51,36 +49,19 @@ func runAction(t *testing.T, root, tck string, inputs map[string]string) actionR
 // entry it fails naming each blocked scenario by its stable ID; bad inputs are errors with their message in
 // the summary.
 func TestTheActionEntryScriptRunsTheSuiteAndWritesTheSummary(t *testing.T) {
+	needs.Program(t, "node (oidc-provider)", "chromium")
 	root, err := boot.Checkout()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := os.Getenv("FORTUNE_TCK_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.Getenv("HOME"), ".cache", "fortune-tck")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "oidc-provider", "node_modules", "oidc-provider", "package.json")); err != nil {
-		t.Fatalf("oidc-provider is not installed in %s: run `make deps` (it installs the example's npm packages)", cache)
-	}
-	port := freePorts(t, 1)[0]
-	issuer := "http://127.0.0.1:" + strconv.Itoa(port)
-	op := startProcess(t, "oidc-provider", t.TempDir(), []string{"PORT=" + strconv.Itoa(port), "ISSUER=" + issuer},
-		filepath.Join(root, "examples", "oidc-provider", "start.sh"))
-	waitHTTP(t, op, issuer+"/.well-known/openid-configuration")
+	issuer := startOIDCProvider(t, root, t.TempDir(), freePorts(t, 1)[0])
 	tg, err := target.Load(filepath.Join(root, "examples", "oidc-provider", "target.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tg.Services.AuthServer.Issuer = issuer
-	data, err := yaml.Marshal(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeTarget(t, targetYAML(t, tg))
+	dir := filepath.Dir(file)
 	tck := filepath.Join(dir, "tck")
 	build := exec.Command("go", "build", "-o", tck, "./cmd/tck")
 	build.Dir = root

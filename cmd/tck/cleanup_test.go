@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
@@ -31,15 +29,7 @@ func TestARunLeavesTheReferenceAsItFoundIt(t *testing.T) {
 	}
 	defer st.Stop()
 	tg := *st.Target
-	data, err := yaml.Marshal(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file, dir := writeTarget(t, targetYAML(t, &tg)), t.TempDir()
 	before := targetState(t, &tg)
 
 	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir)

@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness/containers"
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
+	"github.com/fortune-tck/fortune-tck/internal/gittest"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -26,26 +29,17 @@ func runLabel(t *testing.T) string {
 	return label
 }
 
-// bareRepository makes a repository with one commit on master, for a configuration server to serve.
-func bareRepository(t *testing.T) string {
+// targetYAML is tg as a target file holds it.
+func targetYAML(t *testing.T, tg *target.Target) string {
 	t.Helper()
-	dir := t.TempDir()
-	repo, work := filepath.Join(dir, "repo.git"), filepath.Join(dir, "work")
-	for _, args := range [][]string{
-		{"init", "-q", "--bare", "-b", "master", repo},
-		{"clone", "-q", repo, work},
-		{"-C", work, "commit", "-q", "--allow-empty", "-m", "start"},
-		{"-C", work, "push", "-q", "origin", "HEAD:master"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t.invalid")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+	data, err := yaml.Marshal(tg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return repo
+	return string(data)
 }
 
+// writeTarget writes the target file doc in a temporary folder of its own, and returns its path.
 func writeTarget(t *testing.T, doc string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "target.yaml")
@@ -60,7 +54,7 @@ func writeTarget(t *testing.T, doc string) string {
 func TestRunAgainstServicesGivenAsContainerImages(t *testing.T) {
 	image := dockertest.BuildReference(t)
 	label := runLabel(t)
-	repo := bareRepository(t)
+	repo := gittest.BareRepository(t)
 	file := writeTarget(t, fmt.Sprintf(`
 implementation: {organization: fortune-tck, project: reference images started by tck}
 services:

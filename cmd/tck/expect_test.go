@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/fortune-tck/fortune-tck/internal/gittest"
 )
 
 // tinySuite is a features folder of two configuration server scenarios and a server whose /flaky answers 200
@@ -43,7 +45,7 @@ func tinySuite(t *testing.T) (features, targetFile string, broken *atomic.Bool) 
 	t.Cleanup(srv.Close)
 	targetFile = filepath.Join(dir, "target.yaml")
 	doc := "implementation: {organization: test, project: tiny, version: '1'}\nservices:\n  configServer:\n    url: " + srv.URL +
-		"\n    repository: {uri: " + bareRepository(t) + "}\n"
+		"\n    repository: {uri: " + gittest.BareRepository(t) + "}\n"
 	if err := os.WriteFile(targetFile, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"os"
@@ -33,22 +34,11 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := os.Getenv("FORTUNE_TCK_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.Getenv("HOME"), ".cache", "fortune-tck")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "oidc-provider", "node_modules", "oidc-provider", "package.json")); err != nil {
-		t.Fatalf("oidc-provider is not installed in %s: run `make deps` (it installs the example's npm packages)", cache)
-	}
 	logs := t.TempDir()
 	ports := freePorts(t, 3)
-	issuer := "http://127.0.0.1:" + strconv.Itoa(ports[0])
 	fortuneURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
 	greetingURL := "http://127.0.0.1:" + strconv.Itoa(ports[2])
-
-	op := startProcess(t, "oidc-provider", logs, []string{"PORT=" + strconv.Itoa(ports[0]), "ISSUER=" + issuer,
-		"GREETING_REDIRECT_URI=" + greetingURL + "/"}, filepath.Join(root, "examples", "oidc-provider", "start.sh"))
-	waitHTTP(t, op, issuer+"/.well-known/openid-configuration")
+	issuer := startOIDCProvider(t, root, logs, ports[0], "GREETING_REDIRECT_URI="+greetingURL+"/")
 
 	bin := filepath.Join(t.TempDir(), "reference")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/reference")
@@ -71,15 +61,7 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 	}
 	tg.Services.AuthServer.Issuer = issuer
 	tg.Services.Fortune.URL, tg.Services.Greeting.URL = fortuneURL, greetingURL
-	data, err := yaml.Marshal(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file, dir := writeTarget(t, targetYAML(t, tg)), t.TempDir()
 	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir)
 	t.Log(out)
 	if code != exitFailed {
@@ -120,6 +102,21 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 	if strings.Contains(out, "Failed scenarios:") {
 		t.Errorf("no scenario may fail against oidc-provider; a failure is either a difference to name in differences.yaml or a bug of the suite:\n%s", out)
 	}
+}
+
+// startOIDCProvider starts the example oidc-provider (examples/oidc-provider, whose npm packages make deps
+// installs) on port, with env added to its own, logging into logs, and returns its issuer once it answers.
+func startOIDCProvider(t *testing.T, root, logs string, port int, env ...string) string {
+	t.Helper()
+	cache := cmp.Or(os.Getenv("FORTUNE_TCK_CACHE"), filepath.Join(os.Getenv("HOME"), ".cache", "fortune-tck"))
+	if _, err := os.Stat(filepath.Join(cache, "oidc-provider", "node_modules", "oidc-provider", "package.json")); err != nil {
+		t.Fatalf("oidc-provider is not installed in %s: run `make deps` (it installs the example's npm packages)", cache)
+	}
+	issuer := "http://127.0.0.1:" + strconv.Itoa(port)
+	op := startProcess(t, "oidc-provider", logs, append([]string{"PORT=" + strconv.Itoa(port), "ISSUER=" + issuer}, env...),
+		filepath.Join(root, "examples", "oidc-provider", "start.sh"))
+	waitHTTP(t, op, issuer+"/.well-known/openid-configuration")
+	return issuer
 }
 
 func freePorts(t *testing.T, n int) []int {

@@ -174,15 +174,8 @@ func TestRunAgainstATargetFile(t *testing.T) {
 	gw.Delete = fmt.Sprintf(`rm '%s/'"$TCK_MANIFEST_NAME.yaml"`, manifests)
 	gw.ManifestDir = ""
 	tg.Services.Gateway = &gw
-	data, err := yaml.Marshal(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := targetYAML(t, &tg)
+	file, dir := writeTarget(t, data), t.TempDir()
 	tags := "@spec-2.5-app-yml,@capability-config.errors,@spec-4.5-post-bus-refresh,@spec-2.2-exp,@spec-8.3,@spec-4.2-get-any-path,@spec-7-greeting-unauthenticated"
 	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir, "--tags", tags)
 	if code != exitOK {

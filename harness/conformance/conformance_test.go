@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/fortune-tck/fortune-tck/internal/gittest"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -47,7 +48,7 @@ func TestChild(t *testing.T) {
 func runChild(t *testing.T, env ...string) (bool, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), append([]string{"CONFORMANCE_CHILD=1", "REPOSITORY=" + bareRepository(t)}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"CONFORMANCE_CHILD=1", "REPOSITORY=" + gittest.BareRepository(t)}, env...)...)
 	out, err := cmd.CombinedOutput()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
@@ -111,24 +112,4 @@ func TestTheTargetIsCheckedAsATargetFileIs(t *testing.T) {
 			t.Errorf("%+v: err = %v, want %q", c.opts, err, c.want)
 		}
 	}
-}
-
-// bareRepository makes a repository with one commit on master, for a configuration server to serve.
-func bareRepository(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	repo, work := filepath.Join(dir, "repo.git"), filepath.Join(dir, "work")
-	for _, args := range [][]string{
-		{"init", "-q", "--bare", "-b", "master", repo},
-		{"clone", "-q", repo, work},
-		{"-C", work, "commit", "-q", "--allow-empty", "-m", "start"},
-		{"-C", work, "push", "-q", "origin", "HEAD:master"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t.invalid")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return repo
 }
