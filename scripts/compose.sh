@@ -9,7 +9,8 @@
 # fortune-tck/rabbitmq:local built on it), and it says so.
 # Environment: IMAGE (fortune-tck/reference:latest), BASE, FORTUNE_TCK_REDIS_IMAGE, FORTUNE_TCK_RABBITMQ_IMAGE, COMPOSE_PROJECT_NAME
 # (fortune-tck: the project's volume is then fortune-tck_data, which examples/compose/target.yaml reads),
-# FORTUNE_TCK_COMPOSE (the Compose command to use, e.g. "docker-compose"), and docker-compose.yml's own.
+# FORTUNE_TCK_COMPOSE (the Compose command to use, e.g. "docker-compose"), and docker-compose.yml's own (its
+# header lists them: the images, and the published ports, FORTUNE_TCK_AUTHSERVER_PORT and the like).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -91,7 +92,7 @@ build --target local --build-arg BASE="$base" -t "$image" .
 
 export FORTUNE_TCK_IMAGE="$image" FORTUNE_TCK_REDIS_IMAGE="$redis" FORTUNE_TCK_RABBITMQ_IMAGE="$rabbitmq" FORTUNE_TCK_BUILD_TARGET=local
 "${compose[@]}" up -d
-echo "compose: the stack runs (project $COMPOSE_PROJECT_NAME, with ${compose[*]}): http://localhost:9000, :8787, :8100, :8888, :8080, :10080; the bus's RabbitMQ at amqp://guest:guest@localhost:${FORTUNE_TCK_RABBITMQ_PORT:-5672}/"
+echo "compose: the stack runs (project $COMPOSE_PROJECT_NAME, with ${compose[*]}): http://localhost:${FORTUNE_TCK_AUTHSERVER_PORT:-9000}, :${FORTUNE_TCK_FORTUNE_PORT:-8787}, :${FORTUNE_TCK_GREETING_PORT:-8100}, :${FORTUNE_TCK_CONFIGSERVER_PORT:-8888}, :${FORTUNE_TCK_CONFIGAPP_PORT:-8080}, :${FORTUNE_TCK_GATEWAY_HTTP_PORT:-10080}; the bus's RabbitMQ at amqp://guest:guest@localhost:${FORTUNE_TCK_RABBITMQ_PORT:-5672}/"
 echo "compose: its logs: ${compose[*]} -p $COMPOSE_PROJECT_NAME logs -f; stop it: make compose-down"
 echo "compose: the suite against it (git, run as root, must use the stack's repository, which another user owns, for this run only):"
 echo "  printf '[safe]\\n\\tdirectory = *\\n[receive]\\n\\tdenyCurrentBranch = ignore\\n' >/tmp/compose.gitconfig"
