@@ -21,7 +21,7 @@ var exercisedBy = map[string][]string{
 	"make test": {".ci/run"},
 	"make conformance": {"docs:TestTheREADMEsMakeCommandsOnACopyOfTheCheckout",
 		"harness:TestConformanceOfTheReference"},
-	"make conformance TARGET=mine.yaml": {"cmd/tck:TestTheWholeSuiteAgainstTheComposeStack"},
+	"make conformance TARGET=mine.yaml": {"cmd/tck/containertest:TestTheWholeSuiteAgainstTheComposeStack"},
 	"make conformance TAGS=@spec-4.4":   {"docs:TestTheREADMEsMakeCommandsOnACopyOfTheCheckout"},
 	"make interop":                      {"tools/interop:TestCommittedInteropReportsAreReproduced"},
 	"go run ./cmd/tck run":              {"cmd/tck:TestInterruptStopsTheReference"},

@@ -14,8 +14,8 @@ import (
 // The gateway feature against the reference gateway as Envoy Gateway deploys Global limits: two instances that
 // ask envoyproxy/ratelimit (as make deps builds it) instead of counting themselves, started by the example's
 // own start.sh, described by its own target file, as docs/operations.md runs them. Every gateway scenario must pass,
-// none left unsupported. It holds the ports of the example (10080...), as the compose test does, in this
-// package whose tests run one at a time.
+// none left unsupported. It holds the example's ports (10080...), which no other test binds (make demo's test and
+// the compose stack's, cmd/tck/containertest, move theirs to free ones).
 func TestTheGatewayFeatureThroughEnvoysRateLimitService(t *testing.T) {
 	needs.Program(t, "redis-server", "envoyproxy/ratelimit (make deps builds it)")
 	dir := t.TempDir()

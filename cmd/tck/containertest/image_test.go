@@ -1,4 +1,4 @@
-package main
+package containertest
 
 import (
 	"context"
@@ -20,6 +20,9 @@ import (
 // tckImage is the image the test builds from the Dockerfile's tck target; its own tag, so that no image built
 // from another checkout under the usual name is run.
 const tckImage = "fortune-tck/tck:test"
+
+// exitUsage is tck's exit status for bad usage (cmd/tck).
+const exitUsage = 2
 
 // buildTCKImage builds the tck target as docker build does it here (the legacy builder, which builds the
 // stages before it: BASE and build/reference for them), on the base image made from Debian's packages.
@@ -78,7 +81,7 @@ func dockerRun(t *testing.T, args ...string) (int, string) {
 // as the user who runs it: the reports are that user's. A reports folder the image cannot write is one error
 // that says how to run it.
 func TestTheImageRunsTheSuiteAsItsCaller(t *testing.T) {
-	t.Parallel() // beside the compose test: both wait on Docker (compose_test.go)
+	t.Parallel() // beside the compose test: both wait mostly on Docker (compose_test.go)
 	buildTCKImage(t)
 	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
 	if err != nil {

@@ -1,35 +1,27 @@
-package main
+package containertest
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
-	"github.com/fortune-tck/fortune-tck/target"
 )
-
-// The ports docker-compose.yml publishes on 127.0.0.1, besides Redis's and RabbitMQ's (which the test moves to
-// free ones).
-var composePorts = []int{9000, 8787, 8100, 8888, 8080, 8082, 8081, 10080, 10443, 10082, 10445}
 
 // The whole suite against the stack of docker-compose.yml, as docs/operations.md's container section runs it: make
 // compose-up (scripts/compose.sh: the image built from this checkout, local images where no registry answers),
 // make conformance with examples/compose/target.yaml, make compose-down; once with every Compose implementation
 // installed (Compose v2, the docker CLI plugin, and Debian's docker-compose 1.29). Only what that page's
-// defaults cannot know is set: the project's name, free Redis and RabbitMQ ports, and git's consent to another
-// user's repository.
+// defaults cannot know is set: the project's name, a free port for each port the stack publishes (tests of
+// other packages hold the spec's at the same time: make demo's, the envoy-ratelimit example's), and git's
+// consent to another user's repository.
 func TestTheWholeSuiteAgainstTheComposeStack(t *testing.T) {
-	// The two longest tests of the package (this one, and the image's) run side by side, after the others. On the
-	// vfs storage driver Docker itself is the bottleneck, so this saves little (cmd/tck 779 s, then 764 s).
+	// The two long tests of the package run side by side: both wait mostly on Docker (image_test.go).
 	t.Parallel()
 	dockertest.Require(t)
 	tools := composeTools()
@@ -56,20 +48,11 @@ func composeTools() [][]string {
 }
 
 func runAgainstCompose(t *testing.T, tool []string) {
-	for _, p := range composePorts {
-		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-		if err != nil {
-			t.Fatalf("docker-compose.yml publishes the spec's ports, and %d is taken here: %v", p, err)
-		}
-		l.Close()
-	}
 	root, err := dockertest.Checkout()
 	if err != nil {
 		t.Fatal(err)
 	}
 	project := fmt.Sprintf("fortunetck%d", time.Now().UnixNano()%1e9)
-	ports := freePorts(t, 2)
-	redisPort, rabbitPort := ports[0], ports[1]
 	// The configuration repository lives in a Docker volume owned by the containers' user, with master checked
 	// out: git reads another user's repository, and moves a checked-out branch, only when told to (the target
 	// file's header says so).
@@ -78,9 +61,11 @@ func runAgainstCompose(t *testing.T, tool []string) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "COMPOSE_PROJECT_NAME="+project, "FORTUNE_TCK_COMPOSE="+strings.Join(tool, " "),
-		"FORTUNE_TCK_REDIS_PORT="+strconv.Itoa(redisPort), "FORTUNE_TCK_RABBITMQ_PORT="+strconv.Itoa(rabbitPort),
 		"IMAGE=fortune-tck/reference:"+project,
 		"FORTUNE_TCK_IMAGE=fortune-tck/reference:"+project, "GIT_CONFIG_GLOBAL="+gitConfig)
+	for i, p := range freePorts(t, len(composePorts)) {
+		env = append(env, composePorts[i].env+"="+strconv.Itoa(p))
+	}
 	makeCmd := func(args ...string) (string, error) {
 		cmd := exec.Command("make", args...)
 		cmd.Dir, cmd.Env = root, env
@@ -169,19 +154,4 @@ func inspect(t *testing.T, kind, name, format string) string {
 		t.Fatalf("docker %s inspect %s: %v\n%s", kind, name, err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// The compose stack runs the reference, which has every capability: its target declares them all, so that a
-// capability added to the registry is not reported "not supported" there (the Docker test above finds that
-// only after minutes; this finds it at once).
-func TestTheComposeTargetDeclaresEveryCapability(t *testing.T) {
-	tg, err := target.Load(filepath.Join("..", "..", "examples", "compose", "target.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range features.DeclarableCapabilities() {
-		if !slices.Contains(tg.Capabilities, c) {
-			t.Errorf("examples/compose/target.yaml does not declare %s, which the reference has", c)
-		}
-	}
 }
