@@ -84,7 +84,7 @@ func runAgainstCompose(t *testing.T, tool []string) {
 		if out, err := makeCmd("compose-down"); err != nil {
 			t.Errorf("make compose-down: %v\n%s", err, out)
 		}
-		dockertest.RemoveContainers(t, "fortune-tck.run=compose")
+		dockertest.RemoveContainers(t, "fortune-tck.run="+project) // the configuration app instances a failed run left
 		_ = exec.Command("docker", "rmi", "fortune-tck/reference:"+project).Run()
 	})
 	start := time.Now()
@@ -95,6 +95,7 @@ func runAgainstCompose(t *testing.T, tool []string) {
 	}
 	waitHealthy(t, project, len(strings.Fields(compose("config", "--services"))))
 	t.Logf("make compose-up with %s, every service healthy: %s", strings.Join(tool, " "), time.Since(start).Round(time.Second))
+	publishedOnlyMoved(t, project)
 
 	volume := inspect(t, "volume", project+"_data", "{{.Mountpoint}}")
 	env = append(env, "FORTUNE_TCK_DATA="+volume)
@@ -145,6 +146,20 @@ func waitHealthy(t *testing.T, project string, n int) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	t.Fatalf("the stack was not healthy within 5 minutes:\n%s", last)
+}
+
+// publishedOnlyMoved checks that the stack took none of the spec's ports on the host.
+func publishedOnlyMoved(t *testing.T, project string) {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "--filter", "label=com.docker.compose.project="+project, "--format", "{{.Ports}}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range composePorts {
+		if host := fmt.Sprintf("127.0.0.1:%d->", p.port); strings.Contains(string(out), host) {
+			t.Errorf("the stack publishes %s with %s set: %s", host, p.env, out)
+		}
+	}
 }
 
 func inspect(t *testing.T, kind, name, format string) string {
