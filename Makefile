@@ -29,8 +29,8 @@ demo:
 
 # examples/go-test is a module of its own (an implementation's go test running the suite): go test ./... does not
 # reach it, so it runs after.
-# -timeout 45m: the first build of the tck image installs Chromium into it (15 min on a loaded two-core machine
-# with the vfs storage driver), longer than go test's default 10 min for a package.
+# -timeout 45m: the first build of the tck image (cmd/tck/containertest) installs Chromium into it (15 min on a
+# loaded two-core machine with the vfs storage driver), longer than go test's default 10 min for a package.
 test: deps vet
 	$(GO) test -count=1 -timeout 45m ./...
 	$(GO) -C examples/go-test vet ./...
