@@ -20,7 +20,7 @@ func (s *Server) buildProvider(opts Options, secret []byte) {
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL),
 		RefreshTokenLifespan:  cmp.Or(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
-		AuthorizeCodeLifespan: authCodeTTL,
+		AuthorizeCodeLifespan: cmp.Or(opts.CodeTTL, DefaultCodeTTL),
 		IDTokenLifespan:       cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL),
 		IDTokenIssuer:         s.issuer,
 		AccessTokenIssuer:     s.issuer,

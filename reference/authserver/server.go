@@ -31,11 +31,13 @@ const (
 	DefaultAdminClientSecret = "adminsecret"
 	DefaultAccessTokenTTL    = 12 * time.Hour  // UAA: 43200 s
 	DefaultRefreshTokenTTL   = 720 * time.Hour // UAA: 2592000 s
+	// DefaultCodeTTL is UAA's lifetime of an authorization code
+	// (UaaTokenStore.DEFAULT_EXPIRATION_TIME, which uaa.yml does not set).
+	DefaultCodeTTL = 5 * time.Minute
 )
 
 // Fixed values of this server.
 const (
-	authCodeTTL    = 5 * time.Minute
 	resourceScope  = "authz.resource" // the authority that may call check_token
 	adminScopeList = "scim.read scim.write clients.read clients.write"
 )
@@ -52,6 +54,8 @@ type Options struct {
 	AdminClientID, AdminClientSecret string
 	// AccessTokenTTL and RefreshTokenTTL are token lifetimes (12h, 720h).
 	AccessTokenTTL, RefreshTokenTTL time.Duration
+	// CodeTTL is the lifetime of an authorization code (DefaultCodeTTL).
+	CodeTTL time.Duration
 	// SigningKey signs access and ID tokens; nil uses the newest key of the
 	// store, generating a 2048-bit key when there is none. A given key is
 	// stored as the newest one.
@@ -105,8 +109,8 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.AccessTokenTTL < 0 || opts.RefreshTokenTTL < 0 {
-		return nil, errors.New("authserver: token lifetimes must not be negative")
+	if opts.AccessTokenTTL < 0 || opts.RefreshTokenTTL < 0 || opts.CodeTTL < 0 {
+		return nil, errors.New("authserver: token and code lifetimes must not be negative")
 	}
 	if opts.HashCost != 0 && (opts.HashCost < bcrypt.MinCost || opts.HashCost > bcrypt.MaxCost) {
 		return nil, fmt.Errorf("authserver: HashCost %d out of bcrypt's range %d to %d", opts.HashCost, bcrypt.MinCost, bcrypt.MaxCost)
@@ -132,7 +136,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("authserver: store %s: migrating: %w", db, err)
 	}
 	ring, err := keys.Open(st, opts.SigningKey, opts.KeyRotation,
-		max(cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL), authCodeTTL), log)
+		max(cmp.Or(opts.AccessTokenTTL, DefaultAccessTokenTTL), cmp.Or(opts.CodeTTL, DefaultCodeTTL)), log)
 	if err != nil {
 		return nil, err
 	}

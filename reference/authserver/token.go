@@ -48,7 +48,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 func (s *Server) issueTokens(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	ar, err := s.oauth.NewAccessRequest(ctx, r, store.NewClientSession())
 	if err != nil {
-		s.tokenError(ctx, w, ar, err)
+		s.tokenError(ctx, w, ar, codeExpiredAsUAA(err, r))
 		return
 	}
 	if ar.GetGrantTypes().ExactOne("client_credentials") {
@@ -56,7 +56,7 @@ func (s *Server) issueTokens(ctx context.Context, w http.ResponseWriter, r *http
 	}
 	resp, err := s.oauth.NewAccessResponse(ctx, ar)
 	if err != nil {
-		s.tokenError(ctx, w, ar, codeUsedAsInvalidGrant(err))
+		s.tokenError(ctx, w, ar, codeExpiredAsUAA(codeUsedAsInvalidGrant(err), r))
 		return
 	}
 	if jti := jtiOf(resp.GetAccessToken()); jti != "" {
@@ -108,6 +108,22 @@ func jtiOf(token string) string {
 	}
 	_ = json.Unmarshal(payload, &c)
 	return c.JTI
+}
+
+// codeExpiredAsUAA answers a code exchanged after its lifetime as UAA's
+// UaaTokenStore does: 400 invalid_grant, "Authorization code expired:
+// <code>". fosite finds the code expired when it reads the stored request
+// (the request step, or the response step when the request step's session
+// was not hydrated) and wraps its expired-token error (invalid_token) in
+// invalid_grant or invalid_request, with descriptions of its own.
+func codeExpiredAsUAA(err error, r *http.Request) error {
+	var outer, cause *fosite.RFC6749Error
+	if r.PostFormValue("grant_type") != "authorization_code" || !errors.As(err, &outer) ||
+		!errors.As(outer.Cause(), &cause) || cause.ErrorField != fosite.ErrTokenExpired.ErrorField {
+		return err
+	}
+	return &fosite.RFC6749Error{ErrorField: fosite.ErrInvalidGrant.ErrorField, CodeField: http.StatusBadRequest,
+		DescriptionField: "Authorization code expired: " + r.PostFormValue("code")}
 }
 
 // codeUsedAsInvalidGrant answers invalid_grant (400) for a code a concurrent

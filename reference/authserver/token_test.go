@@ -136,6 +136,24 @@ func TestCodeReplay(t *testing.T) {
 	}
 }
 
+// TestCodeLifetime: a code exchanged after CodeTTL gets UAA's answer,
+// invalid_grant "Authorization code expired: <code>"; one exchanged within
+// it works.
+func TestCodeLifetime(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	ts := newTestServer(t, func(o *Options) { o.CodeTTL = ttl })
+	b := newBrowser(t, ts)
+	tokensOf(t, exchange(t, ts, codeOf(t, b.approve(authParams("openid"), "marissa", "koala")), nil))
+	code := codeOf(t, b.approve(authParams("openid"), "", ""))
+	time.Sleep(ttl + 100*time.Millisecond) // the lifetime is what this test is about
+	r := exchange(t, ts, code, nil)
+	body := r.json(t)
+	if r.status != http.StatusBadRequest || body["error"] != "invalid_grant" ||
+		body["error_description"] != "Authorization code expired: "+code {
+		t.Fatalf("expired code: %d %s", r.status, r.body)
+	}
+}
+
 func TestCodeOfAnotherClientOrRedirect(t *testing.T) {
 	ts := newTestServer(t)
 	b := newBrowser(t, ts)
