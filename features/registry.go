@@ -122,6 +122,9 @@ const (
 	CapAuthRevocation            Capability = "auth.revocation"
 	CapAuthAccountLockout        Capability = "auth.account-lockout"
 	CapAuthLockoutHidesUsers     Capability = "auth.lockout-hides-users"
+	CapAuthLockoutPeriod         Capability = "auth.lockout-period"
+	CapAuthLockoutWindow         Capability = "auth.lockout-window"
+	CapAuthCodeLifetime          Capability = "auth.code-lifetime"
 	CapAuthPasswordPolicy        Capability = "auth.password-policy"
 	CapFortuneRFC6750Errors      Capability = "fortune.rfc6750-errors"
 	CapFortuneHeaderForms        Capability = "fortune.header-forms"
@@ -156,8 +159,11 @@ type CapabilityDoc struct {
 // Capabilities lists every capability, sorted by name.
 var Capabilities = []CapabilityDoc{
 	{Name: CapAuthAccountLockout, Doc: "after lockoutAfterFailures failed sign-ins in a row (UAA's lockoutPolicy: 5 by default) the user's right password is refused too, and the sign-in page says the same whichever password was typed"},
+	{Name: CapAuthCodeLifetime, Implied: true, DeclaredBy: "services.authServer.codeLifetimeSeconds", Doc: "an authorization code exchanged after codeLifetimeSeconds gets 400 invalid_grant with UAA's description, \"Authorization code expired: <code>\" (or \"Invalid authorization code: <code>\" once UAA's clean-up removed it); declared by services.authServer.codeLifetimeSeconds, walked when it is at most 10 s"},
 	{Name: CapAuthIssuerIsTokenEndpoint, Doc: "the issuer (discovery, and iss of every token) is the token endpoint's address, as UAA's is (spec 9.2)"},
 	{Name: CapAuthLockoutHidesUsers, Doc: "a sign-in with an unknown user name is answered as a wrong password of a user is, attempt by attempt, lockout included (UAA itself never locks an unknown name, which tells them apart)"},
+	{Name: CapAuthLockoutPeriod, Implied: true, DeclaredBy: "services.authServer.lockoutPeriodSeconds", Doc: "a locked user is refused until lockoutPeriodSeconds have passed since the latest failed sign-in, and then the right password signs in (UAA's lockoutPolicy); declared by services.authServer.lockoutPeriodSeconds, walked when it is at most 10 s"},
+	{Name: CapAuthLockoutWindow, Implied: true, DeclaredBy: "services.authServer.countFailuresWithinSeconds", Doc: "a failed sign-in older than countFailuresWithinSeconds no longer counts toward the lockout (UAA's lockoutPolicy); declared by services.authServer.countFailuresWithinSeconds, walked when it is at most 10 s"},
 	{Name: CapAuthPasswordPolicy, Doc: "the provisioning API refuses a user whose password breaks the password policy (UAA's defaults at least: 1 to 255 characters) with 400 invalid_password, and creates nothing"},
 	{Name: CapAuthProvisioning, Implied: true, DeclaredBy: "services.authServer.provisioning", Doc: "UAA's provisioning API (declared by services.authServer.provisioning, not in this list): fresh users and clients for every scenario"},
 	{Name: CapAuthProvisioningErrors, Doc: "409 for duplicates, 401 without a token and 403 without the authority at the provisioning API"},

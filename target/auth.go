@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/fortune-tck/fortune-tck/features"
 )
 
 // AuthServer is the authorization server of spec 4.1. It is named by one of:
@@ -36,7 +38,27 @@ type AuthServer struct {
 	// LockoutAfterFailures is how many failed sign-ins in a row lock a user out, for the scenarios of
 	// auth.account-lockout; 0 means UAA's default, 5.
 	LockoutAfterFailures int `yaml:"lockoutAfterFailures,omitempty"`
+	// LockoutPeriodSeconds is how long a locked user stays locked after the latest failed sign-in (UAA's
+	// authentication.policy.lockoutPeriodSeconds in uaa.yml), and CountFailuresWithinSeconds how far back failures
+	// count (its countFailuresWithinSeconds), both in seconds; CodeLifetimeSeconds is how long an authorization code can be
+	// exchanged. 0 means not declared. The scenarios that wait them out run when they are at most
+	// MaxWalkedSeconds (the capabilities auth.lockout-period, auth.lockout-window and auth.code-lifetime).
+	LockoutPeriodSeconds       int `yaml:"lockoutPeriodSeconds,omitempty"`
+	CountFailuresWithinSeconds int `yaml:"countFailuresWithinSeconds,omitempty"`
+	CodeLifetimeSeconds        int `yaml:"codeLifetimeSeconds,omitempty"`
 }
+
+// MaxWalkedSeconds bounds the periods the scenarios wait out: each such scenario sleeps about as long as the
+// period it walks, and the suite's whole run is meant to take about 25 seconds, its scenarios running side
+// by side. A longer period (UAA's defaults: 300 s, 3600 s, 300 s) is valid but not walked.
+const MaxWalkedSeconds = 10
+
+// maxPeriodSeconds bounds the periods a target file may declare (a day).
+const maxPeriodSeconds = 86400
+
+// Walkable tells whether a declared period (seconds; 0 is not declared) is short enough for the scenarios
+// to wait it out.
+func Walkable(seconds int) bool { return seconds > 0 && seconds <= MaxWalkedSeconds }
 
 // DefaultLockoutAfterFailures is UAA's lockoutPolicy.lockoutAfterFailures.
 const DefaultLockoutAfterFailures = 5
@@ -220,6 +242,16 @@ func (as *AuthServer) validate() []string {
 		problems = append(problems, fmt.Sprintf("%s.lockoutAfterFailures: %d is not a number of failed sign-ins from 1 to %d",
 			f, n, maxLockoutAfterFailures))
 	}
+	for _, p := range []struct {
+		field string
+		n     int
+	}{{"lockoutPeriodSeconds", as.LockoutPeriodSeconds}, {"countFailuresWithinSeconds", as.CountFailuresWithinSeconds},
+		{"codeLifetimeSeconds", as.CodeLifetimeSeconds}} {
+		if p.n < 0 || p.n > maxPeriodSeconds {
+			problems = append(problems, fmt.Sprintf("%s.%s: %d is not a number of seconds from 1 to %d (leave it out "+
+				"when the server does not say)", f, p.field, p.n, maxPeriodSeconds))
+		}
+	}
 	for i, p := range as.Pages {
 		problems = append(problems, p.validate(fmt.Sprintf("%s.pages[%d]", f, i))...)
 	}
@@ -357,4 +389,20 @@ func checkAbsoluteURL(field, raw string) string {
 		return fmt.Sprintf("%s: %q is not an absolute URL", field, raw)
 	}
 	return ""
+}
+
+// walksPeriod tells whether the server declares the period of an implied capability, short enough to walk.
+func (as *AuthServer) walksPeriod(c features.Capability) bool {
+	if as == nil {
+		return false
+	}
+	switch c {
+	case features.CapAuthLockoutPeriod:
+		return Walkable(as.LockoutPeriodSeconds)
+	case features.CapAuthLockoutWindow:
+		return Walkable(as.CountFailuresWithinSeconds)
+	case features.CapAuthCodeLifetime:
+		return Walkable(as.CodeLifetimeSeconds)
+	}
+	return false
 }

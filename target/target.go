@@ -211,6 +211,8 @@ func (t *Target) Has(c features.Capability) bool {
 		return t.Services.AuthServer.ProvisioningAPI() != nil
 	case BusWireCapability:
 		return t.Services.ConfigApp != nil && t.Services.ConfigApp.Broker != ""
+	case features.CapAuthLockoutPeriod, features.CapAuthLockoutWindow, features.CapAuthCodeLifetime:
+		return t.Services.AuthServer.walksPeriod(c)
 	}
 	return slices.Contains(t.Capabilities, c)
 }

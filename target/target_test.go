@@ -55,6 +55,30 @@ func TestLockoutAfterFailuresDefaultsToUAAs(t *testing.T) {
 	}
 }
 
+// TestDeclaredPeriodsImplyTheirCapabilities: a lockout period, counting window or code lifetime of at most
+// MaxWalkedSeconds declares its capability; a longer one (UAA's defaults) or none does not.
+func TestDeclaredPeriodsImplyTheirCapabilities(t *testing.T) {
+	caps := []features.Capability{features.CapAuthLockoutPeriod, features.CapAuthLockoutWindow, features.CapAuthCodeLifetime}
+	for yaml, want := range map[string]bool{
+		"": false,
+		", lockoutPeriodSeconds: 2, countFailuresWithinSeconds: 10, codeLifetimeSeconds: 1":      true,
+		", lockoutPeriodSeconds: 300, countFailuresWithinSeconds: 3600, codeLifetimeSeconds: 11": false,
+	} {
+		tg, err := Parse([]byte("services:\n  authServer: {url: 'http://x', admin: {clientId: a, clientSecret: b}" + yaml + "}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range caps {
+			if tg.Has(c) != want {
+				t.Errorf("%q: Has(%s) = %t, want %t", yaml, c, !want, want)
+			}
+		}
+	}
+	if (&Target{}).Has(features.CapAuthCodeLifetime) {
+		t.Error("a target without an authorization server has auth.code-lifetime")
+	}
+}
+
 func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 	cases := []struct {
 		name, yaml string
@@ -91,6 +115,11 @@ func TestParseNamesEveryMistakeWithItsField(t *testing.T) {
 			[]string{`capabilities[0]: unknown capability "config.flat"; known: auth.account-lockout, auth.issuer-is-token-endpoint`}},
 		{"lockout out of range", "services:\n  authServer: {url: 'http://x', admin: {clientId: a, clientSecret: b}, lockoutAfterFailures: -1}\n",
 			[]string{"services.authServer.lockoutAfterFailures: -1 is not a number of failed sign-ins from 1 to 100"}},
+		{"periods out of range", "services:\n  authServer: {url: 'http://x', admin: {clientId: a, clientSecret: b}, lockoutPeriodSeconds: -1, codeLifetimeSeconds: 86401}\n",
+			[]string{"services.authServer.lockoutPeriodSeconds: -1 is not a number of seconds from 1 to 86400",
+				"services.authServer.codeLifetimeSeconds: 86401 is not a number of seconds from 1 to 86400"}},
+		{"a period's capability in the list", "services:\n  authServer: {url: 'http://x', admin: {clientId: a, clientSecret: b}}\ncapabilities: [auth.lockout-period]\n",
+			[]string{"capabilities[0]: auth.lockout-period is declared by giving services.authServer.lockoutPeriodSeconds, not in this list"}},
 		{"wrong type", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities: config.errors\n",
 			[]string{"capabilities (line 3): str", "where a list was expected"}},
 		{"wrong type in the list", "services:\n  configServer: {url: 'http://x', repository: {uri: /r}}\ncapabilities:\n  - [config.errors]\n",

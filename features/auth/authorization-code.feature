@@ -31,7 +31,7 @@ Feature: Authorization code flow, sign-in and consent
   password after failed ones would refuse it for a reason of its own (such a scenario is blocked).
 
   Boundary table of the lockout (auth.account-lockout; UAA's lockoutPolicy, lockoutAfterFailures 5,
-  countFailuresWithin 3600 s, lockoutPeriodSeconds 300 in uaa.yml's authentication.policy; UAA's
+  countFailuresWithinSeconds 3600, lockoutPeriodSeconds 300 in uaa.yml's authentication.policy; UAA's
   PeriodLockoutPolicy counts the sequential failures within the window back to the last success, as its test
   loginIsAllowedIfSuccessfulLoginIntercedesExcessiveFailures shows):
     | failed sign-ins in a row before the right password   | answer                                         |
@@ -39,7 +39,19 @@ Feature: Authorization code flow, sign-in and consent
     | {lockout_failures}                                   | sign-in page again, as a wrong password's      |
     | {lockout_failures}+1                                 | sign-in page again (the attempt changes nothing) |
     | {lockout_failures}-1, a success, {lockout_failures}-1 | signed in: a success starts the count again   |
-    | after the lockout period or the counting window      | not walked: minutes (UAA: 300 s and 3600 s)     |
+    | {lockout_failures}, the right password, the period    | signed in (auth.lockout-period): the refused  |
+    |                                                       | attempt in between did not lengthen the lock  |
+    | 1, the counting window, {lockout_failures}-1           | signed in (auth.lockout-window): the first    |
+    |                                                       | failure no longer counts                      |
+  The period rows are UAA's CommonLoginPolicy.isAllowed (server/.../authentication/manager): it counts the
+  failures (UserAuthenticationFailure events) newer than countFailuresWithinSeconds back to the last success,
+  and refuses while there are lockoutAfterFailures of them and the latest is newer than lockoutPeriodSeconds;
+  a refused attempt of a locked user is an AuthenticationFailureLockedEvent (AuthzAuthenticationManager),
+  which the count leaves out. They are walked when the target declares lockoutPeriodSeconds and
+  countFailuresWithinSeconds of at most 10 seconds (the suite's run takes about 25 s); UAA's 300 s and 3600 s
+  are not. A refusal counts only when the sign-in came within the period, and the period row's success only
+  when the failures were still inside the window (countFailuresWithinSeconds longer than the period and the
+  sign-ins; else the window could have let the user in): otherwise the scenario is blocked.
   auth.lockout-hides-users: a name that is no user gets, attempt by attempt up to {lockout_failures}+1, the
   answer a user's wrong password gets, lockout included.
 
@@ -52,12 +64,15 @@ Feature: Authorization code flow, sign-in and consent
     |                                                | tokens issued from it are no longer active          |
     | a code with another PKCE verifier              | 400 invalid_grant                                   |
     | a code with a wrong client secret              | 401 invalid_client                                  |
-    | a code past its lifetime                       | not walked: UAA's codes live 300 s and no target    |
-    |                                                | file declares a shorter life                        |
+    | a code past its lifetime                       | 400 invalid_grant, "Authorization code expired:     |
+    |                                                | <code>" (auth.code-lifetime)                        |
     | a refresh token, used once                     | 200 and a new access token with the same scopes     |
     | a refresh token used a second time             | 400 invalid_grant (auth.refresh-rotation)           |
     | a refresh token after its access token expired | 200: the refresh token lives on (auth.token-lifetimes) |
-  The access token's own expiry is in the token check's table.
+  The access token's own expiry is in the token check's table. A code's lifetime is UAA's UaaTokenStore
+  DEFAULT_EXPIRATION_TIME, 5 minutes, which uaa.yml does not set; consumeAuthorizationCode answers an expired
+  code "Authorization code expired: <code>", or "Invalid authorization code: <code>" when its clean-up (at most
+  every 5 minutes) deleted it first. It is walked when the target declares a codeLifetimeSeconds of at most 10.
 
   Boundary table of consent (auth.scope-choice, auth.remembered-consent; UAA's consent page and its
   approvals): every box ticked grants every scope asked; unticked boxes are not granted; deny sends
@@ -112,7 +127,8 @@ Feature: Authorization code flow, sign-in and consent
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" fails to sign in {lockout_failures} times with a wrong password
     And "{user}" signs in with the password "{password}"
-    Then the authorization server shows a sign-in page
+    Then the last sign-in came within the lockout period
+    And the authorization server shows a sign-in page
     And the browser has not been sent back to the client
     When "{user}" signs in with the password "not-{password}"
     Then the authorization server shows a sign-in page
@@ -132,6 +148,29 @@ Feature: Authorization code flow, sign-in and consent
       | case                                                  | earlier              |
       | after a sign-in without failures                      | 0                    |
       | after a sign-in that followed as many failures         | {lockout_failures}-1 |
+
+  @spec-3.1-unauthenticated @spec-2.1-user-password @capability-auth.account-lockout @capability-auth.lockout-period @capability-auth.provisioning @fresh-consent
+  Scenario: A locked account stays locked until the lockout period has passed since the latest failure, then the right password signs in
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "{user}" fails to sign in {lockout_failures} times with a wrong password
+    And "{user}" signs in with the password "{password}"
+    Then the last sign-in came within the lockout period
+    And the authorization server shows a sign-in page
+    When the lockout period has passed since the last failed sign-in
+    And "{user}" signs in with the password "{password}"
+    Then the right password signs "{user}" in
+    And the failed sign-ins that locked "{user}" were all within the counting window then
+    And the authorization server asks to authorize the scopes "openid fortunes.read"
+
+  @spec-3.1-signed-in-no-consent @capability-auth.account-lockout @capability-auth.lockout-window @capability-auth.provisioning @fresh-consent
+  Scenario: A failed sign-in older than the counting window no longer counts toward the lockout
+    When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
+    And "{user}" fails to sign in once with a wrong password
+    And the counting window has passed since the last failed sign-in
+    And "{user}" fails to sign in {lockout_failures}-1 times with a wrong password
+    And "{user}" signs in with the password "{password}"
+    Then the right password signs "{user}" in
+    And the authorization server asks to authorize the scopes "openid fortunes.read"
 
   @capability-auth.lockout-hides-users @capability-auth.provisioning
   Scenario: An unknown user name is answered as a user's wrong password is, attempt by attempt, lockout included
@@ -208,6 +247,14 @@ Feature: Authorization code flow, sign-in and consent
     Then the answer is 200 with a JSON body
     When the client exchanges the code with its credentials as form fields
     Then the answer is 400 with the error "invalid_grant"
+
+  @spec-7-auth-server-errors @capability-auth.code-lifetime
+  Scenario: A code exchanged after its lifetime gets invalid_grant, as UAA says it
+    Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
+    When the code's lifetime has passed
+    And the client exchanges the code with its credentials as form fields
+    Then the answer is 400 with the error "invalid_grant"
+    And the error description is UAA's for an expired code
 
   @spec-7-auth-server-errors @capability-auth.replay-revokes @fixture-resource-client
   Scenario: Replaying a code revokes the tokens issued from it

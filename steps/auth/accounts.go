@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	"golang.org/x/net/html"
@@ -22,6 +23,8 @@ type accountSteps struct {
 	*core.Scenario
 	flow *flowSteps
 	ids  *identitySteps
+	// failed are the sign-ins with a wrong password of the scenario, in order.
+	failed []signInAnswer
 }
 
 // signInAnswer is what a sign-in was answered, as a person sees it: the status, whether the sign-in form came
@@ -31,6 +34,9 @@ type signInAnswer struct {
 	status int
 	form   bool
 	text   string
+	// sent and answered are when the sign-in left and when its answer was read: the server counted it in
+	// between (periods.go).
+	sent, answered time.Time
 }
 
 // same tells whether two sign-ins, of one user or of two, were answered alike.
@@ -48,6 +54,7 @@ func (ac *accountSteps) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the provisioning API has no user named "([^"]+)"$`, ac.noUserNamed)
 	sc.Step(`^the right password signs "([^"]+)" in$`, ac.flow.signedIn)
 	sc.Step(`^"([^"]+)" has failed to sign in (\S+) times and then signed in to "([^"]+)"$`, ac.signedInBefore)
+	ac.registerPeriods(sc)
 }
 
 // maxAttempts bounds the sign-ins one step makes (target.AuthServer.LockoutAfterFailures is at most 100).
@@ -106,10 +113,12 @@ func (ac *accountSteps) failTimes(user, times string) error {
 		if err := ac.signIn(user, wrongPassword()); err != nil {
 			return err
 		}
-		if a := ac.flow.signIns[len(ac.flow.signIns)-1]; !a.form {
+		a := ac.flow.signIns[len(ac.flow.signIns)-1]
+		if !a.form {
 			return ac.Failf("failed sign-in %d of %d for %s: the answer (%d) has no sign-in form; spec 3.1 shows the "+
 				"sign-in page again after a wrong password", i, n, user, a.status)
 		}
+		ac.failed = append(ac.failed, a)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	"golang.org/x/net/html"
@@ -28,6 +29,7 @@ type flowSteps struct {
 	state    string
 	verifier string
 	code     string
+	codeAt   time.Time      // when the redirect that brought the code was read: after the server issued it
 	asked    string         // the scope of the flow's authorization request
 	tokens   map[string]any // the last successful token response
 	// access is the access token of the last successful token response, newestRefresh the newest refresh token any
@@ -195,14 +197,16 @@ func (fl *flowSteps) signIn(user, password string) error {
 	if submit := first(f.inputs, func(n *html.Node) bool { return isButton(n) && meaning(n) >= 0 }); submit != nil {
 		press(f, submit)
 	}
+	sent := time.Now()
 	if fl.Last, err = fl.browser.submit(f); err != nil {
 		return err
 	}
-	return fl.keepSignIn(user)
+	return fl.keepSignIn(user, sent)
 }
 
-// keepSignIn keeps what the sign-in just made was answered, as a person sees it.
-func (fl *flowSteps) keepSignIn(user string) error {
+// keepSignIn keeps what the sign-in sent at sent was just answered, as a person sees it, and when.
+func (fl *flowSteps) keepSignIn(user string, sent time.Time) error {
+	answered := time.Now()
 	p, err := fl.page()
 	if err != nil {
 		return err
@@ -212,7 +216,7 @@ func (fl *flowSteps) keepSignIn(user string) error {
 		return err
 	}
 	fl.signIns = append(fl.signIns, signInAnswer{user: user, status: fl.browser.page.Status, form: f != nil,
-		text: visibleText(p.doc, user)})
+		text: visibleText(p.doc, user), sent: sent, answered: answered})
 	return nil
 }
 
@@ -338,6 +342,7 @@ func (fl *flowSteps) sentBackWithCode() error {
 	if err != nil {
 		return err
 	}
+	fl.codeAt = time.Now()
 	if fl.code = q.Get("code"); fl.code == "" {
 		return fl.Failf("the redirect to the client carries no code: %s", fl.browser.redirect)
 	}
