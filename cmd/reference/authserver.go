@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fortune-tck/fortune-tck/reference/authserver"
 	"github.com/fortune-tck/fortune-tck/reference/authserver/kv"
@@ -31,17 +33,36 @@ func authServerService() *service {
 
 // authServerArgs seed the demo identities, with the stack's greeting client
 // and fortune service as the redirect URIs of their clients. The demo keeps
-// its state in DATA; a conformance run's scenarios provision their own users
-// and clients, in memory.
+// its state in DATA, with UAA's lockout and code lifetime; a conformance
+// run's scenarios provision their own users and clients, in memory, and the
+// lockout period, counting window and code lifetime are the short ones of
+// conformancePeriods, which the stack's target file declares, so that the
+// scenarios can wait them out.
 func authServerArgs(p *plan) []string {
 	args := []string{"--url", p.urls["authserver"], "--seed-demo",
 		"--greeting-url", rootURL(p.urls["greeting"], authserver.DefaultGreetingURL),
 		"--fortune-url", rootURL(p.urls["fortune"], authserver.DefaultFortuneURL)}
 	if p.demo {
-		args = append(args, "--data", p.dataDir)
+		return append(args, "--data", p.dataDir)
 	}
-	return args
+	c := conformancePeriods
+	return append(args, "--lockout-after-failures", strconv.Itoa(c.failures), "--lockout-period", c.lockout.String(),
+		"--lockout-count-within", c.window.String(), "--code-ttl", c.code.String())
 }
+
+// conformancePeriods are the lockout (failures, period, counting window) and
+// the code lifetime of the authorization server in a conformance run's stack.
+// The scenarios wait the periods out, so they are short; but every scenario
+// that locks an account must sign in again within the period, and every one
+// that exchanges a code must do so within its lifetime, on a machine that may
+// be busy: a few seconds each. The window is longer than the period by more
+// than the sign-ins that lock an account take, so that the end of the period,
+// not of the window, is what lets the user in again; three failures (UAA: 5)
+// keep those sign-ins short.
+var conformancePeriods = struct {
+	failures              int
+	lockout, window, code time.Duration
+}{failures: 3, lockout: 3 * time.Second, window: 8 * time.Second, code: 5 * time.Second}
 
 func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	baseURL := fs.String("url", "", "external base URL; the token issuer is URL/oauth/token (default http://localhost:PORT)")
@@ -52,13 +73,14 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	fortuneURL := fs.String("fortune-url", authserver.DefaultFortuneURL, "with --seed-demo: the fortune service's root, the fortune client's redirect URI")
 	accessTTL := fs.Duration("access-token-ttl", authserver.DefaultAccessTokenTTL, "lifetime of access and ID tokens")
 	refreshTTL := fs.Duration("refresh-token-ttl", authserver.DefaultRefreshTokenTTL, "lifetime of refresh tokens")
+	codeTTL := fs.Duration("code-ttl", authserver.DefaultCodeTTL, "lifetime of authorization codes (UAA's is 300 s)")
 	data := fs.String("data", "", "data directory: keep the state in DIR/authserver.db (default: memory, lost at exit)")
 	storeURL := fs.String("store", "", "PostgreSQL URL (postgres://user:password@host:port/db) keeping the state, shared by replicas (default: memory)")
 	rotation := fs.Duration("key-rotation", 0, "replace the signing key when older than this, e.g. 720h; earlier keys stay in /token_keys until their tokens expire (default: never)")
 	policies := authPolicyFlags(fs)
 	return func(ctx context.Context, env buildEnv) (*instance, error) {
-		if *accessTTL <= 0 || *refreshTTL <= 0 {
-			return nil, usageError{errors.New("--access-token-ttl and --refresh-token-ttl must be positive")}
+		if *accessTTL <= 0 || *refreshTTL <= 0 || *codeTTL <= 0 {
+			return nil, usageError{errors.New("--access-token-ttl, --refresh-token-ttl and --code-ttl must be positive")}
 		}
 		if *data != "" && *storeURL != "" {
 			return nil, usageError{errors.New("--data and --store exclude each other")}
@@ -86,6 +108,7 @@ func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 			AdminClientSecret: *adminSecret,
 			AccessTokenTTL:    *accessTTL,
 			RefreshTokenTTL:   *refreshTTL,
+			CodeTTL:           *codeTTL,
 			Logger:            env.log,
 			Lockout:           lockout,
 			PasswordPolicy:    passwords,

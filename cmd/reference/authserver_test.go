@@ -61,6 +61,7 @@ func TestServeAuthServerBadArguments(t *testing.T) {
 		{[]string{"serve", "authserver", "--port", "0"}, "--url is required with --port 0"},
 		{[]string{"serve", "authserver", "--port", "0", "--url", "ftp://x"}, "invalid URL"},
 		{[]string{"serve", "authserver", "--port", "0", "--url", "http://x", "--access-token-ttl", "0s"}, "must be positive"},
+		{[]string{"serve", "authserver", "--port", "0", "--url", "http://x", "--code-ttl", "-1s"}, "--code-ttl must be positive"},
 		{[]string{"serve", "authserver", "--port", "0", "--url", "http://x", "--admin-client", "a:b"}, "admin client"},
 	}
 	for _, tt := range tests {
@@ -84,7 +85,7 @@ func TestServeAuthServerBadArguments(t *testing.T) {
 		}
 	}
 	code, stdout, _ := runCLI("serve", "authserver", "--help")
-	for _, want := range []string{"-url", "-admin-client", "-admin-secret", "-seed-demo", "-greeting-url", "-access-token-ttl", "-refresh-token-ttl", "(default 9000)", "-log-format",
+	for _, want := range []string{"-url", "-admin-client", "-admin-secret", "-seed-demo", "-greeting-url", "-access-token-ttl", "-refresh-token-ttl", "-code-ttl", "(default 9000)", "-log-format",
 		"-data", "-store", "-key-rotation", "authserver.db", "PostgreSQL"} {
 		if code != exitOK || !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %s:\n%s", want, stdout)

@@ -160,11 +160,15 @@ func (st *procStack) startOAuthServices(ctx context.Context) error {
 		return err
 	}
 	st.tg.Services.AuthServer = &target.AuthServer{URL: urls["authserver"], Provisioning: &target.Provisioning{API: "uaa",
-		ClientID: authserver.DefaultAdminClientID, ClientSecret: authserver.DefaultAdminClientSecret}}
+		ClientID: authserver.DefaultAdminClientID, ClientSecret: authserver.DefaultAdminClientSecret},
+		LockoutAfterFailures: conformancePeriods.failures, LockoutPeriodSeconds: seconds(conformancePeriods.lockout),
+		CountFailuresWithinSeconds: seconds(conformancePeriods.window), CodeLifetimeSeconds: seconds(conformancePeriods.code)}
 	st.tg.Services.Fortune = &target.Service{URL: urls["fortune"]}
 	st.tg.Services.Greeting = &target.Service{URL: urls["greeting"]}
 	return nil
 }
+
+func seconds(d time.Duration) int { return int(d / time.Second) }
 
 func loopbackURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
 

@@ -52,6 +52,12 @@ func TestUpProcessesWritesATargetFileAndStopsItsChildren(t *testing.T) {
 		tg.Services.AuthServer.ProvisioningAPI() == nil {
 		t.Errorf("target: %+v", tg.Services)
 	}
+	// The authorization server's lockout and codes have periods short enough for the scenarios to wait out.
+	for _, c := range []features.Capability{features.CapAuthLockoutPeriod, features.CapAuthLockoutWindow, features.CapAuthCodeLifetime} {
+		if !tg.Has(c) {
+			t.Errorf("the target does not declare %s: %+v", c, tg.Services.AuthServer)
+		}
+	}
 	// The refresh bus runs on the stack's own RabbitMQ, which the target names: the bus scenarios watch it.
 	if ca := tg.Services.ConfigApp; !strings.Contains(ca.Start, "--bus 'amqp://") || !strings.HasPrefix(ca.Broker, "amqp://") ||
 		!tg.Has(features.CapConfigBusSpringWire) {
