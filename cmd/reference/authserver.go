@@ -57,12 +57,12 @@ func authServerArgs(p *plan) []string {
 // that exchanges a code must do so within its lifetime, on a machine that may
 // be busy: a few seconds each. The window is longer than the period by more
 // than the sign-ins that lock an account take, so that the end of the period,
-// not of the window, is what lets the user in again; three failures (UAA: 5)
+// not of the window, is what lets the user in again; two failures (UAA: 5)
 // keep those sign-ins short.
 var conformancePeriods = struct {
 	failures              int
 	lockout, window, code time.Duration
-}{failures: 3, lockout: 3 * time.Second, window: 8 * time.Second, code: 5 * time.Second}
+}{failures: 2, lockout: 3 * time.Second, window: 10 * time.Second, code: 5 * time.Second}
 
 func authServerFlags(fs *flag.FlagSet, _ func(string) string) buildFunc {
 	baseURL := fs.String("url", "", "external base URL; the token issuer is URL/oauth/token (default http://localhost:PORT)")
