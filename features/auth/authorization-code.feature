@@ -128,6 +128,7 @@ Feature: Authorization code flow, sign-in and consent
     And "{user}" fails to sign in {lockout_failures} times with a wrong password
     And "{user}" signs in with the password "{password}"
     Then the last sign-in came within the lockout period
+    And the failed sign-ins that locked "{user}" were all within the counting window then
     And the authorization server shows a sign-in page
     And the browser has not been sent back to the client
     When "{user}" signs in with the password "not-{password}"

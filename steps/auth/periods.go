@@ -116,7 +116,8 @@ func (ac *accountSteps) withinLockoutPeriod() error {
 
 // withinCountingWindow holds when the failures that locked the user (the latest lockoutAfterFailures of them)
 // were still within the counting window (the declared one, else UAA's 3600 s) when the latest sign-in reached
-// the server: only then does that sign-in show the end of the lockout period rather than of the window.
+// the server: only then does a refusal show a lockout, and a success after the lockout period the end of the
+// period rather than of the window.
 func (ac *accountSteps) withinCountingWindow(user string) error {
 	user, err := ac.Expand(user)
 	if err != nil {
@@ -133,9 +134,9 @@ func (ac *accountSteps) withinCountingWindow(user string) error {
 		return err
 	}
 	if took := attempt.answered.Sub(ac.failed[len(ac.failed)-n].sent); took >= window {
-		return core.Blockedf("the sign-in after the lockout period was answered %s after the first of the failures "+
-			"that locked %s was sent, not within the counting window of %s: the window, not the period, may have "+
-			"let the user in (declare a countFailuresWithinSeconds longer than the period and the sign-ins)", took.Round(time.Millisecond),
+		return core.Blockedf("the last sign-in was answered %s after the first of the failures that locked %s was "+
+			"sent, not within the counting window of %s: those failures may no longer have counted (declare a "+
+			"countFailuresWithinSeconds longer than the lockout period and the sign-ins)", took.Round(time.Millisecond),
 			user, window)
 	}
 	return nil
