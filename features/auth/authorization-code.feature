@@ -157,6 +157,7 @@ Feature: Authorization code flow, sign-in and consent
     And "{user}" signs in with the password "{password}"
     Then the last sign-in came within the lockout period
     And the authorization server shows a sign-in page
+    And the browser has not been sent back to the client
     When the lockout period has passed since the last failed sign-in
     And "{user}" signs in with the password "{password}"
     Then the right password signs "{user}" in
