@@ -240,7 +240,7 @@ type plan struct {
 // planRun marks the scenarios that cannot run (unsupported, not under test, or blocked with their profile);
 // godog is told to skip them.
 func planRun(opts Options, cat *catalog.Catalog, areas []features.Area, reasons map[features.ProfileName]string, res *report.Results) plan {
-	p := plan{paths: areaPaths(areas), tags: opts.Tags, expected: map[string]catalog.Scenario{}, exclude: map[string]bool{}}
+	p := plan{paths: featurePaths(cat, areas), tags: opts.Tags, expected: map[string]catalog.Scenario{}, exclude: map[string]bool{}}
 	for _, s := range cat.Scenarios {
 		if !slices.Contains(areas, s.Area) {
 			continue
@@ -263,15 +263,6 @@ func planRun(opts Options, cat *catalog.Catalog, areas []features.Area, reasons 
 		}
 	}
 	return p
-}
-
-// areaPaths are the folders of the areas, as godog's paths.
-func areaPaths(areas []features.Area) []string {
-	out := make([]string, len(areas))
-	for i, a := range areas {
-		out[i] = string(a)
-	}
-	return out
 }
 
 // leftOut are the scenarios of the areas under test that will not run, counted by why: "2 not supported",
@@ -312,15 +303,15 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 		lines = progress.NewLines(opts.Output, color)
 	}
 	var mu sync.Mutex
-	// features let the scenarios of a feature run side by side (read-locked) and a serial one with none of its
-	// feature's others (write-locked): what a serial scenario disturbs (the bus of the configuration app's
-	// instances) is its feature's.
-	byFeature := map[string]*sync.RWMutex{}
-	lockOf := func(s catalog.Scenario) *sync.RWMutex {
+	// features let the scenarios of a feature run side by side and a serial one with none of its feature's
+	// others (featureLock): what a serial scenario disturbs (the bus of the configuration app's instances) is
+	// its feature's.
+	byFeature := map[string]*featureLock{}
+	lockOf := func(s catalog.Scenario) *featureLock {
 		mu.Lock()
 		defer mu.Unlock()
 		if byFeature[s.URI] == nil {
-			byFeature[s.URI] = &sync.RWMutex{}
+			byFeature[s.URI] = newFeatureLock()
 		}
 		return byFeature[s.URI]
 	}
@@ -354,16 +345,16 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 		TestSuiteInitializer: suite.InitializeTestSuite,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			var alone bool // the scenario runs with no other of its feature (features.SerialTag)
-			var shared *sync.RWMutex
+			var lock *featureLock
 			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 				s, skip := excluded(sc)
 				if skip {
 					return ctx, godog.ErrSkip
 				}
-				if shared, alone = lockOf(s), s.HasTag(features.SerialTag); alone {
-					shared.Lock()
+				if lock, alone = lockOf(s), s.HasTag(features.SerialTag); alone {
+					lock.lockAlone()
 				} else {
-					shared.RLock()
+					lock.lockShared()
 				}
 				mu.Lock()
 				started[sc.Id] = time.Now()
@@ -379,9 +370,9 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 				}
 				record(ctx, sc, s, err)
 				if alone {
-					shared.Unlock()
+					lock.unlockAlone()
 				} else {
-					shared.RUnlock()
+					lock.unlockShared()
 				}
 				return ctx, nil // the scenario's own error stands; returning it again would repeat it
 			})
