@@ -536,7 +536,7 @@ Feature: Configuration client application
     When I open the greeting page
     Then the page has the attribute "fortune"
 
-  @spec-5.4 @spec-7-config-client-no-credentials @serial
+  @spec-5.4 @spec-7-config-client-no-credentials
   Scenario Outline: By default <request> asks for HTTP Basic credentials, and user "user" with the password from the log opens it
     Given the quote source serves "/{app}/one" with the quote "Quote one for {app}"
     And the repository holds on "master" the file "{app}.yml":
@@ -551,12 +551,16 @@ Feature: Configuration client application
     When I send "<request>" to the application
     Then the answer is <status>
 
-    Examples:
+    Examples: requests that reach only the instance
       | request           | status |
       | GET /             | 200    |
       | GET /random-quote | 200    |
       | GET /env          | 200    |
       | POST /refresh     | 200    |
+
+    @serial
+    Examples: a request that refreshes every instance on the bus
+      | request           | status |
       | POST /bus/refresh | 204    |
 
   @spec-5.4
