@@ -24,7 +24,9 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   other scenario sends; every request carries an x-request-id of its own, written {request_id} for the request
   a step names. A policy applies to the route a step names once every gateway instance enforces it there (the
   other routes a policy names are awaited as long, and the outcome steps judge them); the scenario's requests
-  then fall into one window. An invalid policy is refused as a whole, when it is applied or when the gateway
+  then fall into one window. A scenario whose behaviour does not depend on the unit counts per Hour, so that its
+  requests fall into one window without waiting for one; one that checks the Minute unit, applied in the last
+  8 seconds of a minute or its first 2, waits for the next minute to run that long. An invalid policy is refused as a whole, when it is applied or when the gateway
   reads it, and holds back no other manifest; a policy applied after it taking effect shows that it was read.
 
   A rule's cost (Envoy Gateway's rules[].cost) changes what a request counts: cost.request (from: Number,
@@ -137,7 +139,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   @spec-8.2 @spec-5.6 @spec-2.7-rules.clientSelectors @spec-2.7-clientSelectors.headers @spec-2.7-headers.type @spec-2.7-headers.name
   Scenario Outline: Distinct gives <row> a counter of its own
-    Given the policy "three-per-minute.yaml" applies to the route
+    Given the policy "three-per-hour.yaml" applies to the route
     When 4 requests with "x-user-id: {caller}-a" are sent to the route
     And 1 request with "x-user-id: <second>" is sent to the route
     Then request 3 passes with x-ratelimit-remaining "0"
@@ -187,18 +189,18 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   @spec-8.5 @capability-gateway.distinct-absent
   Scenario: A request without the Distinct header is not counted by that rule
-    Given the policy "three-per-minute.yaml" applies to the route
+    Given the policy "three-per-hour.yaml" applies to the route
     When 5 requests without "x-user-id" are sent to the route
     Then every request passes without rate-limit headers
     And the upstream received 5 requests for the route
 
   @spec-8.1 @spec-8.2 @spec-8.4-x-ratelimit-remaining
   Scenario: Without clientSelectors one counter serves the whole route, whatever the headers
-    Given the policy "five-per-minute-per-route.yaml" applies to the route
+    Given the policy "five-per-hour-per-route.yaml" applies to the route
     When requests with "x-user-id: {caller}-a" and "x-user-id: {caller}-b" in turn are sent to the route until one is answered 429, 6 at most
     Then requests 1 and 2 pass
     And each request before the last passes with an x-ratelimit-remaining one less than the request before it
-    And the last request is answered 429 with the header "x-ratelimit-limit" "5, 5;w=60"
+    And the last request is answered 429 with the header "x-ratelimit-limit" "5, 5;w=3600"
     And the upstream received every request that passed
 
   @spec-2.7-spec.rateLimit.global.rules @spec-8.1 @spec-8.4-x-ratelimit-limit
@@ -208,7 +210,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
     And 1 request with "x-user-id: {caller}-b" and "x-org-id: {caller}-o" is sent to the route
     And 1 request with "x-user-id: {caller}-b" and "x-org-id: {caller}-p" is sent to the route
     Then request 1 passes with x-ratelimit-remaining "1"
-    And request 1 has the header "x-ratelimit-limit" "2, 3;w=60, 2;w=60"
+    And request 1 has the header "x-ratelimit-limit" "2, 3;w=3600, 2;w=3600"
     And request 2 passes with x-ratelimit-remaining "0"
     And request 3 is answered 429
     And request 4 passes with x-ratelimit-remaining "1"
@@ -217,7 +219,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-2.7-spec.targetRefs @spec-2.7-spec.targetRefs.group @spec-2.7-spec.targetRefs.kind @spec-2.7-spec.targetRefs.name @spec-2.7-metadata.name
   Scenario: A policy limits the route its targetRefs name and no other
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
-    And the policy "three-per-minute-for-other-route.yaml" applies to the route "{other_route}"
+    And the policy "three-per-hour-for-other-route.yaml" applies to the route "{other_route}"
     When 4 requests with "x-user-id: {caller}" are sent to the route
     Then requests 1 to 4 pass without rate-limit headers
     When 4 requests with "x-user-id: {caller}" are sent to the route "{other_route}"
@@ -229,7 +231,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   @spec-2.7-spec.targetRefs @spec-2.7-spec.targetRefs.name @spec-3.2 @spec-3.2-remaining-n @spec-3.2-remaining-0
   Scenario: A policy that names two routes limits each of them, each with a counter of its own
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
-    And the policy "three-per-minute-for-both-routes.yaml" applies to the route
+    And the policy "three-per-hour-for-both-routes.yaml" applies to the route
     When 4 requests with "x-user-id: {caller}" are sent to the route
     And 4 requests with "x-user-id: {caller}" are sent to the route "{other_route}"
     Then request 3 passes with x-ratelimit-remaining "0"
@@ -280,7 +282,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
   Scenario Outline: A policy the API server refuses (<flaw>) limits nothing, and the policies after it still apply
     Given the route "{other_route}" for the host "{other_host}" leads to the upstream
     When the invalid policy "<policy>" is offered for the route, refused at "<field>"
-    And the policy "three-per-minute-for-other-route.yaml" applies to the route "{other_route}"
+    And the policy "three-per-hour-for-other-route.yaml" applies to the route "{other_route}"
     And 4 requests with "x-user-id: {caller}" are sent to the route
     Then requests 1 to 4 pass without rate-limit headers
     And the upstream received 4 requests for the route
@@ -329,7 +331,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   @spec-2.7-spec.rateLimit.global.rules @capability-gateway.cost
   Scenario: A response cost of 2 is counted once the response is complete, and limits the requests that follow
-    Given the policy "five-per-minute-response-cost-two.yaml" applies to the route
+    Given the policy "five-per-hour-response-cost-two.yaml" applies to the route
     When 3 requests with "x-user-id: {caller}" are sent to the route
     Then request 1 passes with x-ratelimit-remaining "4"
     And request 2 passes with x-ratelimit-remaining "1"
@@ -363,7 +365,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   @spec-4.6 @capability-gateway.https
   Scenario Outline: <method> over HTTPS is limited the same way
-    Given the policy "three-per-minute.yaml" applies to the route
+    Given the policy "three-per-hour.yaml" applies to the route
     When 4 <method> requests with "x-user-id: {caller}" are sent to the route over HTTPS
     Then request 1 passes with x-ratelimit-remaining "2"
     And request 2 passes with x-ratelimit-remaining "1"
@@ -377,7 +379,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   @spec-8.1 @capability-gateway.instances
   Scenario: Two gateway instances share one Global counter
-    Given the policy "three-per-minute.yaml" applies to the route
+    Given the policy "three-per-hour.yaml" applies to the route
     When 4 requests with "x-user-id: {caller}" are sent to the route, alternately through instances 1 and 2
     Then request 1 passes with x-ratelimit-remaining "2"
     And request 2 passes with x-ratelimit-remaining "1"
@@ -387,7 +389,7 @@ Feature: Rate limiting a route with a BackendTrafficPolicy
 
   @spec-6.3 @capability-gateway.access-log
   Scenario: The access log line of a request stopped by the limit
-    Given the policy "three-per-minute.yaml" applies to the route
+    Given the policy "three-per-hour.yaml" applies to the route
     When 4 requests with "x-user-id: {caller}" are sent to the route
     Then request 4 is answered 429
     And the access log line of request 4 has:
