@@ -100,7 +100,8 @@ func TestARunNamesItsScenariosByTheirIDsEverywhere(t *testing.T) {
 		`(?m)^  failed +\d+\.\ds  fortune/evidence/an-answer-that-fails$`,
 		`(?m)^  blocked +\d+\.\ds  fortune/evidence/a-precondition-that-fails$`,
 		`(?m)^  passed +\d+\.\ds  fortune/evidence/the-path-teapot-answers-418$`,
-		`(?m)^4 passed, 1 failed, 1 blocked, 0 skipped, 0 not supported, 0 not under test, in [0-9.]+m?s \(4 at once\)$`,
+		`(?m)^4 passed, 1 failed, 1 blocked, 0 skipped, 0 not supported, 0 not under test, in [0-9.]+m?s \(` +
+			strconv.Itoa(DefaultConcurrency) + ` at once\)$`,
 		`(?m)^  fortune/evidence/an-answer-that-fails \(fortune/evidence.feature:7\)\n      status 418, want 200$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(text) {

@@ -73,9 +73,16 @@ type Result struct {
 	Concurrency int
 }
 
-// DefaultConcurrency is how many scenarios a run has under way at once: they wait on the target's answers
-// most of the time, so a two-CPU machine runs four well.
-const DefaultConcurrency = 4
+// DefaultConcurrency is how many scenarios a run has under way at once. They wait most of the time: on the
+// target's answers, on a token's expiry, on a bus delivering, on instances starting, on a quiet second that
+// shows nothing else happens. Against the reference on an idle two-CPU machine (195 scenarios, 2026-11-27)
+// the whole suite took 47.8 s at four (median of ten runs) and 31.5 s at eight; after the reference stopped
+// spending most of its CPU on bcrypt, eight on a VM shared with other builds (load average 20-28) took
+// 1m15s where the earlier code at four took 1m54s (docs/performance.md, "The suite's wall time"). Eight is
+// gentle still: each scenario sends its requests one after the other, so a target sees at most eight at
+// once (a browser's few more), whatever its speed; a target that limits the rate of one client address can
+// be run with --concurrency 4 or less.
+const DefaultConcurrency = 8
 
 // ErrSetup marks a run that could not start because the target cannot be tested as it is set up: it does not
 // answer, or preflight's walk through it failed at a step it names (a refused fixture password, a scope not granted).
