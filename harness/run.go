@@ -76,12 +76,13 @@ type Result struct {
 // DefaultConcurrency is how many scenarios a run has under way at once. They wait most of the time: on the
 // target's answers, on a token's expiry, on a bus delivering, on instances starting, on a quiet second that
 // shows nothing else happens. Against the reference on an idle two-CPU machine (195 scenarios, 2026-11-27)
-// the whole suite took 47.8 s at four (median of ten runs) and 31.5 s at eight; after the reference stopped
-// spending most of its CPU on bcrypt, eight on a VM shared with other builds (load average 20-28) took
-// 1m15s where the earlier code at four took 1m54s (docs/performance.md, "The suite's wall time"). Eight is
-// gentle still: each scenario sends its requests one after the other, so a target sees at most eight at
-// once (a browser's few more), whatever its speed; a target that limits the rate of one client address can
-// be run with --concurrency 4 or less.
+// the whole suite took 47.8 s at four (median of ten runs) and 31.5 s at eight. With the reference no longer
+// spending most of its CPU on bcrypt, on the same VM shared with other builds, eight took 53.6 s where the
+// earlier code at four took 91.2 s back to back (load average 12-17), and ten runs in a row were all green,
+// 42.9 to 101.5 s at load average 14-33 (docs/performance.md, "The suite's wall time"). Eight is
+// gentle still: a scenario sends its requests one after the other, waiting for each answer, so a target sees
+// about eight at once (a browser's few more) however fast it is; a target that limits the rate of one client
+// address can be run with --concurrency 4 or less.
 const DefaultConcurrency = 8
 
 // ErrSetup marks a run that could not start because the target cannot be tested as it is set up: it does not
