@@ -16,6 +16,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // lowest is the lowest port picked: above every default port of the spec and of the programs the suite starts
@@ -25,18 +26,50 @@ const lowest = 20000
 // picks is how many random ports Port tries before it asks the kernel for one.
 const picks = 64
 
-// Port returns a port on 127.0.0.1 that was free a moment ago. Another process could take it before the caller
-// binds it; the caller's start then fails with a clear error rather than hanging.
+// given holds the ports this process was given.
+var given = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// Port returns a port on 127.0.0.1 that was free a moment ago and that this process was not given before.
+// Another process could take it before the caller binds it; the caller's start then fails with a clear error
+// rather than hanging.
 func Port() (int, error) {
+	given.Lock()
+	defer given.Unlock()
 	if hi := highest(); hi >= lowest {
 		for range picks {
-			p := lowest + rand.IntN(hi-lowest+1)
-			if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p))); err == nil {
-				ln.Close()
+			if p := lowest + rand.IntN(hi-lowest+1); !given.ports[p] && bindable(p) {
+				given.ports[p] = true
 				return p, nil
 			}
 		}
 	}
+	for range picks {
+		p, err := kernelPort()
+		if err != nil {
+			return 0, err
+		}
+		if !given.ports[p] {
+			given.ports[p] = true
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("finding a free port: %d tries gave ports this process already has", picks)
+}
+
+func bindable(port int) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
+}
+
+// kernelPort is a port the kernel hands out.
+func kernelPort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("finding a free port: %w", err)

@@ -28,8 +28,26 @@ func TestPortsAreBelowTheKernelsEphemeralRange(t *testing.T) {
 		}
 		seen[p] = true
 	}
-	if len(seen) < 40 {
-		t.Fatalf("50 picks gave %d ports: not random", len(seen))
+	if len(seen) != 50 {
+		t.Fatalf("50 picks gave %d distinct ports", len(seen))
+	}
+}
+
+// A program picks the ports of its children before it starts them: none may be given twice, even where the
+// range is small and every port in it is free.
+func TestAProcessIsNeverGivenAPortTwice(t *testing.T) {
+	defer func(f string) { rangeFile = f }(rangeFile)
+	rangeFile = filepath.Join(t.TempDir(), "range")
+	if err := os.WriteFile(rangeFile, []byte(strconv.Itoa(lowest+20)+" 60999"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for range 200 {
+		p := Get(t)
+		if seen[p] {
+			t.Fatalf("port %d given twice", p)
+		}
+		seen[p] = true
 	}
 }
 
