@@ -109,8 +109,11 @@ func runAgainstCompose(t *testing.T, tool []string) {
 	if err != nil {
 		t.Fatalf("make conformance: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, " 0 failed, 0 blocked, 0 skipped, 0 not supported, 0 not under test") {
-		t.Errorf("not every scenario ran and passed:\n%s", out)
+	// The stack is the demo's, with UAA's lockout periods and code lifetime (300 s, 3600 s, 300 s): too long for
+	// the suite to wait out, so exactly their three capabilities are not supported (the process stack walks them).
+	if !strings.Contains(out, " 0 failed, 0 blocked, 0 skipped, 3 not supported, 0 not under test") ||
+		!strings.Contains(out, "not supported: auth.code-lifetime, auth.lockout-period, auth.lockout-window\n") {
+		t.Errorf("not every scenario ran and passed but those of the three long periods:\n%s", out)
 	}
 	if after, _ := os.ReadDir(filepath.Join(volume, "gateway")); len(after) != len(before) {
 		t.Errorf("the gateway's manifests were %d files before the run and %d after: %v", len(before), len(after), after)
