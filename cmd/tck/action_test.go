@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/target"
 )
@@ -54,7 +55,7 @@ func TestTheActionEntryScriptRunsTheSuiteAndWritesTheSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	issuer := startOIDCProvider(t, root, t.TempDir(), freePorts(t, 1)[0])
+	issuer := startOIDCProvider(t, root, t.TempDir(), freeport.GetN(t, 1)[0])
 	tg, err := target.Load(filepath.Join(root, "examples", "oidc-provider", "target.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,7 +34,7 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := t.TempDir()
-	ports := freePorts(t, 3)
+	ports := freeport.GetN(t, 3)
 	fortuneURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
 	greetingURL := "http://127.0.0.1:" + strconv.Itoa(ports[2])
 	issuer := startOIDCProvider(t, root, logs, ports[0], "GREETING_REDIRECT_URI="+greetingURL+"/")
@@ -117,21 +116,6 @@ func startOIDCProvider(t *testing.T, root, logs string, port int, env ...string)
 		filepath.Join(root, "examples", "oidc-provider", "start.sh"))
 	waitHTTP(t, op, issuer+"/.well-known/openid-configuration")
 	return issuer
-}
-
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for len(ports) < n {
-		p, err := freeport.Port()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Contains(ports, p) {
-			ports = append(ports, p)
-		}
-	}
-	return ports
 }
 
 func startProcess(t *testing.T, name, logs string, env []string, program string, args ...string) *launch.Process {

@@ -115,3 +115,13 @@ func Get(tb TB) int {
 	}
 	return p
 }
+
+// GetN is Get for n ports at once, all different.
+func GetN(tb TB, n int) []int {
+	tb.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		ports[i] = Get(tb)
+	}
+	return ports
+}

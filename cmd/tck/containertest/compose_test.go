@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/dockertest"
+	"github.com/fortune-tck/fortune-tck/internal/freeport"
 )
 
 // The whole suite against the stack of docker-compose.yml, as docs/operations.md's container section runs it: make
@@ -63,7 +64,7 @@ func runAgainstCompose(t *testing.T, tool []string) {
 	env := append(os.Environ(), "COMPOSE_PROJECT_NAME="+project, "FORTUNE_TCK_COMPOSE="+strings.Join(tool, " "),
 		"IMAGE=fortune-tck/reference:"+project,
 		"FORTUNE_TCK_IMAGE=fortune-tck/reference:"+project, "GIT_CONFIG_GLOBAL="+gitConfig)
-	for i, p := range freePorts(t, len(composePorts)) {
+	for i, p := range freeport.GetN(t, len(composePorts)) {
 		env = append(env, composePorts[i].env+"="+strconv.Itoa(p))
 	}
 	makeCmd := func(args ...string) (string, error) {

@@ -1,7 +1,6 @@
 package containertest
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,21 +41,6 @@ var composePorts = []struct {
 	{"FORTUNE_TCK_GATEWAY_2_HTTPS_PORT", 10445, false},
 	{"FORTUNE_TCK_REDIS_PORT", 6379, false},
 	{"FORTUNE_TCK_RABBITMQ_PORT", 5672, false},
-}
-
-// freePorts returns n distinct ports of 127.0.0.1 that were free a moment ago (each held until all are found).
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
 }
 
 // Every port docker-compose.yml publishes is moved by its variable, defaulting to the spec's port; a service
