@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/harness/boot"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 )
 
 // BenchmarkWholeSuite runs every scenario against the reference, one after the other (the baseline) and at the
@@ -15,7 +16,7 @@ import (
 // every run too; a timed test would fail on a slow machine for no fault of the code.
 func BenchmarkWholeSuite(b *testing.B) {
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{LogDir: b.TempDir()})
+	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(b, "reference"), LogDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

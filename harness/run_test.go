@@ -16,15 +16,19 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 	"github.com/fortune-tck/fortune-tck/target"
 )
+
+// TestMain removes the binaries testbin built.
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // TestConformanceOfTheReference is the suite itself under go test: it boots the reference from this checkout
 // and runs every feature against it, each scenario a subtest.
 func TestConformanceOfTheReference(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
+	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +83,7 @@ func TestAnUnreachableTargetIsOneErrorOfTheRun(t *testing.T) {
 func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	needs.Program(t, "redis-server")
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
+	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +174,7 @@ func TestABadDiscoveryDocumentIsOneErrorOfTheRun(t *testing.T) {
 func TestFixturesInsteadOfProvisioning(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{LogDir: t.TempDir()})
+	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

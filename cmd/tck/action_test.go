@@ -63,12 +63,7 @@ func TestTheActionEntryScriptRunsTheSuiteAndWritesTheSummary(t *testing.T) {
 	tg.Services.AuthServer.Issuer = issuer
 	file := writeTarget(t, targetYAML(t, tg))
 	dir := filepath.Dir(file)
-	tck := filepath.Join(dir, "tck")
-	build := exec.Command("go", "build", "-o", tck, "./cmd/tck")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building tck: %v\n%s", err, out)
-	}
+	tck := builtTCK(t)
 	expectations := filepath.Join(root, "examples", "oidc-provider", "expectations.yaml")
 
 	reports := filepath.Join(dir, "reports")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -23,7 +24,7 @@ import (
 // manifests in the gateway's folder; and the report names nothing as left behind.
 func TestARunLeavesTheReferenceAsItFoundIt(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
-	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
+	st, err := boot.Reference(context.Background(), boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,11 +139,7 @@ services:
       port: 8081
       ready: {timeout: 10m}
 `, image))
-	bin := filepath.Join(t.TempDir(), "tck")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building tck: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "run", "--target", file, "--reports", t.TempDir())
+	cmd := exec.Command(builtTCK(t), "run", "--target", file, "--reports", t.TempDir())
 	cmd.Stdout = os.Stdout
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

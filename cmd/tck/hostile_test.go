@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fortune-tck/fortune-tck/internal/hostile"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 )
 
 // The tests of this file run the built tck, as a tester would, against internal/hostile: an implementation
@@ -28,40 +28,11 @@ import (
 // maxRSS is the most memory a run may hold, whatever the target sends.
 const maxRSS = 200 << 20
 
-var (
-	tckOnce sync.Once
-	tckBin  string
-	tckErr  error
-)
+// builtTCK is tck built once from this checkout, for every test of the package.
+func builtTCK(t *testing.T) string { return testbin.Path(t, "tck") }
 
-// builtTCK is tck built once from this checkout, for every test of this file.
-func builtTCK(t *testing.T) string {
-	t.Helper()
-	tckOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tck-hostile-bin-")
-		if err != nil {
-			tckErr = err
-			return
-		}
-		tckBin = filepath.Join(dir, "tck")
-		if out, err := exec.Command("go", "build", "-o", tckBin, ".").CombinedOutput(); err != nil {
-			tckErr = fmt.Errorf("building tck: %v\n%s", err, out)
-		}
-	})
-	if tckErr != nil {
-		t.Fatal(tckErr)
-	}
-	return tckBin
-}
-
-// TestMain removes the tck builtTCK built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if tckBin != "" {
-		_ = os.RemoveAll(filepath.Dir(tckBin))
-	}
-	os.Exit(code)
-}
+// TestMain removes the binaries testbin built.
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // sandbox is where a run may write: its working directory, HOME and TMPDIR are fresh folders, the reports go to
 // work/reports, and anything else found in the three afterwards was written outside the reports folder.

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"github.com/fortune-tck/fortune-tck/internal/freeport"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,12 +39,7 @@ func TestInteropWithOIDCProvider(t *testing.T) {
 	greetingURL := "http://127.0.0.1:" + strconv.Itoa(ports[2])
 	issuer := startOIDCProvider(t, root, logs, ports[0], "GREETING_REDIRECT_URI="+greetingURL+"/")
 
-	bin := filepath.Join(t.TempDir(), "reference")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/reference")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the reference: %v\n%s", err, out)
-	}
+	bin := testbin.Path(t, "reference")
 	fortune := startProcess(t, "fortune", logs, nil, bin, "serve", "fortune", "--port", strconv.Itoa(ports[1]),
 		"--issuer", issuer, "--token-validation", "introspection", "--client-id", "fortune", "--client-secret", "fortune-secret")
 	greeting := startProcess(t, "greeting", logs, nil, bin, "serve", "greeting", "--port", strconv.Itoa(ports[2]),

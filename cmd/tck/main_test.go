@@ -22,6 +22,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness"
 	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
@@ -87,15 +88,12 @@ func TestCoverageAndCapabilities(t *testing.T) {
 func TestInterruptStopsTheReference(t *testing.T) {
 	needs.Program(t, "redis-server")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "tck")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building tck: %v\n%s", err, out)
-	}
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o755)
-	cmd := exec.Command(bin, "run", "--reports", filepath.Join(dir, "reports"))
-	cmd.Dir = "../.." // the checkout, to build the reference from
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd := exec.Command(builtTCK(t), "run", "--reports", filepath.Join(dir, "reports"))
+	cmd.Dir = "../.." // the checkout
+	// The reference built once for the package; harness/boot's own test builds it as tck run does.
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "TCK_REFERENCE_BIN="+testbin.Path(t, "reference"))
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -155,7 +153,7 @@ func waitForReference(t *testing.T, r interface{ Read([]byte) (int, error) }) in
 // hand and described in YAML as a third party would describe theirs, with a scenario of every area.
 func TestRunAgainstATargetFile(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
-	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
+	st, err := boot.Reference(context.Background(), boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +245,7 @@ func TestHelpVersionAndTagsAreConventional(t *testing.T) {
 // blocked scenarios.
 func TestARefusedProvisioningSecretIsOneRunError(t *testing.T) {
 	needs.Program(t, "redis-server")
-	st, err := boot.Reference(context.Background(), boot.Options{LogDir: t.TempDir()})
+	st, err := boot.Reference(context.Background(), boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

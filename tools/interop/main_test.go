@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +12,11 @@ import (
 	"github.com/fortune-tck/fortune-tck/harness/matrix"
 	"github.com/fortune-tck/fortune-tck/internal/interop"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
+	"github.com/fortune-tck/fortune-tck/internal/testbin"
 )
+
+// TestMain removes the binaries testbin built.
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // The committed interop reports are what the suite finds today: each implementation that make test can start
 // (interop.yaml's inTest) is run again, judged against its expectations file (tck run --expect exits 0), and its
@@ -29,12 +32,7 @@ func TestCommittedInteropReportsAreReproduced(t *testing.T) {
 	if len(examples) == 0 {
 		t.Fatal("no examples/*/interop.yaml")
 	}
-	tck := filepath.Join(t.TempDir(), "tck")
-	build := exec.Command("go", "build", "-o", tck, "./cmd/tck")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building tck: %v\n%s", err, out)
-	}
+	tck := testbin.Path(t, "tck")
 	var rows []matrix.Row
 	for _, e := range examples {
 		committed, err := matrix.Load(filepath.Join(root, "reports", "interop", e.Name))
@@ -100,12 +98,7 @@ func TestTheExpectationsFileCatchesANewFailureAndAStaleEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tck := filepath.Join(t.TempDir(), "tck")
-	build := exec.Command("go", "build", "-o", tck, "./cmd/tck")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building tck: %v\n%s", err, out)
-	}
+	tck := testbin.Path(t, "tck")
 	ctx := context.Background()
 	p, err := e.Launch(ctx, t.TempDir())
 	if err != nil {
