@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +25,10 @@ import (
 func TestMain(m *testing.M) { testbin.Main(m) }
 
 // TestConformanceOfTheReference is the suite itself under go test: it boots the reference from this checkout
-// and runs every feature against it, each scenario a subtest.
+// and runs every feature against it, each scenario a subtest. Every scenario passes, and the run leaves the
+// reference as it found it: the same users, clients and groups (with the same members), the same branches and
+// tags in the configuration repository and the same files on its master, the same manifests in the gateway's
+// folder; and the report names nothing as left behind.
 func TestConformanceOfTheReference(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
@@ -33,6 +37,7 @@ func TestConformanceOfTheReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Stop()
+	before := targetState(t, st.Target)
 	reports := t.TempDir()
 	var out strings.Builder
 	res, err := Run(ctx, Options{Target: st.Target, Format: "progress", ReportsDir: reports, Output: &out, TestingT: t})
@@ -52,6 +57,15 @@ func TestConformanceOfTheReference(t *testing.T) {
 		if p.Core.Result != report.Success || (p.Extended != nil && p.Extended.Result.Result != report.Success) {
 			t.Errorf("profile %s: %+v", p.Name, p)
 		}
+	}
+	after := targetState(t, st.Target)
+	for _, part := range slices.Sorted(maps.Keys(before)) {
+		if gone, added := difference(before[part], after[part]); len(gone)+len(added) > 0 {
+			t.Errorf("%s: the run removed %v and left %v", part, gone, added)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(reports, "conformance-report.yaml")); err != nil || strings.Contains(string(data), "leftBehind") {
+		t.Errorf("the report names something left behind (%v):\n%s", err, data)
 	}
 }
 

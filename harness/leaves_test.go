@@ -1,56 +1,17 @@
-package main
+package harness
 
 import (
-	"context"
 	"encoding/json"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/fortune-tck/fortune-tck/harness/boot"
-	"github.com/fortune-tck/fortune-tck/internal/needs"
-	"github.com/fortune-tck/fortune-tck/internal/testbin"
 	"github.com/fortune-tck/fortune-tck/target"
 )
-
-// A whole run leaves the reference as it found it: the same users, clients and groups (with the same members),
-// the same branches and tags in the configuration repository and the same files on its master, the same
-// manifests in the gateway's folder; and the report names nothing as left behind.
-func TestARunLeavesTheReferenceAsItFoundIt(t *testing.T) {
-	needs.Program(t, "redis-server", "chromium")
-	st, err := boot.Reference(context.Background(), boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Stop()
-	tg := *st.Target
-	file, dir := writeTarget(t, targetYAML(t, &tg)), t.TempDir()
-	before := targetState(t, &tg)
-
-	code, out, errOut := runTCK("run", "--target", file, "--format", "progress", "--reports", dir)
-	if code != exitOK || !strings.Contains(out, " passed, 0 failed, 0 blocked") {
-		t.Fatalf("exit %d, want every scenario passed:\n%s\n%s", code, out, errOut)
-	}
-	after := targetState(t, &tg)
-	for _, part := range slices.Sorted(maps.Keys(before)) {
-		if gone, added := difference(before[part], after[part]); len(gone)+len(added) > 0 {
-			t.Errorf("%s: the run removed %v and left %v", part, gone, added)
-		}
-	}
-	report, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(report), "leftBehind") {
-		t.Errorf("the report names something left behind:\n%s", report)
-	}
-}
 
 // targetState is what a run could leave in the reference, by part: the users, groups and clients of its
 // administration API, the refs of the configuration repository and the files on its master, the gateway's
