@@ -39,6 +39,12 @@ fi
 # dockerd: started in the background when no daemon answers; vfs works on any filesystem, overlay2 does not
 # inside a container.
 if ! docker info >/dev/null 2>&1; then
+  # A daemon that was killed leaves its pid file, and dockerd then refuses to start.
+  pidfile=/var/run/docker.pid
+  if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    echo "deps: removing $pidfile of a dockerd that no longer runs"
+    rm -f "$pidfile"
+  fi
   echo "deps: starting dockerd (storage driver vfs), log in $DOCKERD_LOG"
   nohup dockerd --storage-driver=vfs >>"$DOCKERD_LOG" 2>&1 </dev/null &
   for _ in $(seq 1 120); do
