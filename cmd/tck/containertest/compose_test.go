@@ -19,8 +19,9 @@ import (
 // make conformance with examples/compose/target.yaml, make compose-down; once with every Compose implementation
 // installed (Compose v2, the docker CLI plugin, and Debian's docker-compose 1.29). Only what that page's
 // defaults cannot know is set: the project's name, a free port for each port the stack publishes (tests of
-// other packages hold the spec's at the same time: make demo's, the envoy-ratelimit example's), and git's
-// consent to another user's repository.
+// other packages hold the spec's at the same time: make demo's, the envoy-ratelimit example's), git's consent
+// to another user's repository, and bcrypt's lowest cost for the authorization server (the suite hashes
+// hundreds of passwords and client secrets: at the default cost 10 the run took 108 s here, at 4 72 s).
 func TestTheWholeSuiteAgainstTheComposeStack(t *testing.T) {
 	// The two long tests of the package run side by side: both wait mostly on Docker (image_test.go).
 	t.Parallel()
@@ -63,7 +64,7 @@ func runAgainstCompose(t *testing.T, tool []string) {
 	}
 	env := append(os.Environ(), "COMPOSE_PROJECT_NAME="+project, "FORTUNE_TCK_COMPOSE="+strings.Join(tool, " "),
 		"IMAGE=fortune-tck/reference:"+project,
-		"FORTUNE_TCK_IMAGE=fortune-tck/reference:"+project, "GIT_CONFIG_GLOBAL="+gitConfig)
+		"FORTUNE_TCK_IMAGE=fortune-tck/reference:"+project, "GIT_CONFIG_GLOBAL="+gitConfig, "FORTUNE_TCK_HASH_COST=4")
 	for i, p := range freeport.GetN(t, len(composePorts)) {
 		env = append(env, composePorts[i].env+"="+strconv.Itoa(p))
 	}
