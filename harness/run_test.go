@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/fortune-tck/fortune-tck/features"
-	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/harness/report"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/testbin"
@@ -32,15 +31,11 @@ func TestMain(m *testing.M) { testbin.Main(m) }
 func TestConformanceOfTheReference(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Stop()
-	before := targetState(t, st.Target)
+	tg := testbin.Reference(t)
+	before := targetState(t, tg)
 	reports := t.TempDir()
 	var out strings.Builder
-	res, err := Run(ctx, Options{Target: st.Target, Format: "progress", ReportsDir: reports, Output: &out, TestingT: t})
+	res, err := Run(ctx, Options{Target: tg, Format: "progress", ReportsDir: reports, Output: &out, TestingT: t})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +53,7 @@ func TestConformanceOfTheReference(t *testing.T) {
 			t.Errorf("profile %s: %+v", p.Name, p)
 		}
 	}
-	after := targetState(t, st.Target)
+	after := targetState(t, tg)
 	for _, part := range slices.Sorted(maps.Keys(before)) {
 		if gone, added := difference(before[part], after[part]); len(gone)+len(added) > 0 {
 			t.Errorf("%s: the run removed %v and left %v", part, gone, added)
@@ -97,12 +92,7 @@ func TestAnUnreachableTargetIsOneErrorOfTheRun(t *testing.T) {
 func TestUndeclaredCapabilitiesAreNotSupported(t *testing.T) {
 	needs.Program(t, "redis-server")
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Stop()
-	tg := *st.Target
+	tg := *testbin.Reference(t)
 	tg.Capabilities = nil
 	tg.Services.ConfigApp = nil
 	var out strings.Builder
@@ -188,12 +178,7 @@ func TestABadDiscoveryDocumentIsOneErrorOfTheRun(t *testing.T) {
 func TestFixturesInsteadOfProvisioning(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
 	ctx := context.Background()
-	st, err := boot.Reference(ctx, boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Stop()
-	tg := *st.Target
+	tg := *testbin.Reference(t)
 	as := *tg.Services.AuthServer
 	as.Provisioning = nil
 	as.Fixtures = &target.Fixtures{
@@ -204,7 +189,7 @@ func TestFixturesInsteadOfProvisioning(t *testing.T) {
 	}
 	tg.Services = target.Services{AuthServer: &as, Fortune: tg.Services.Fortune}
 	var out strings.Builder
-	_, err = Run(ctx, Options{Target: &tg, Format: "progress", ReportsDir: t.TempDir(), Output: &out})
+	_, err := Run(ctx, Options{Target: &tg, Format: "progress", ReportsDir: t.TempDir(), Output: &out})
 	if !errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), "services.authServer.fixtures.users.reader") ||
 		!strings.Contains(err.Error(), "refused the password of marissa") {
 		t.Fatalf("err = %v, want one error naming the fixture", err)

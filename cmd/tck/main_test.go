@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/fortune-tck/fortune-tck/features"
 	"github.com/fortune-tck/fortune-tck/harness"
-	"github.com/fortune-tck/fortune-tck/harness/boot"
 	"github.com/fortune-tck/fortune-tck/internal/needs"
 	"github.com/fortune-tck/fortune-tck/internal/testbin"
 	"github.com/fortune-tck/fortune-tck/target"
@@ -153,12 +151,7 @@ func waitForReference(t *testing.T, r interface{ Read([]byte) (int, error) }) in
 // hand and described in YAML as a third party would describe theirs, with a scenario of every area.
 func TestRunAgainstATargetFile(t *testing.T) {
 	needs.Program(t, "redis-server", "chromium")
-	st, err := boot.Reference(context.Background(), boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Stop()
-	tg := *st.Target
+	tg := *testbin.Reference(t)
 	tg.Implementation = target.Implementation{Organization: "Example", Project: "third-party", Version: "9.9"}
 	tg.Capabilities = []features.Capability{features.CapConfigErrors}
 	// The gateway takes its manifests through an apply command here, as a Kubernetes one would.
@@ -245,12 +238,7 @@ func TestHelpVersionAndTagsAreConventional(t *testing.T) {
 // blocked scenarios.
 func TestARefusedProvisioningSecretIsOneRunError(t *testing.T) {
 	needs.Program(t, "redis-server")
-	st, err := boot.Reference(context.Background(), boot.Options{Binary: testbin.Path(t, "reference"), LogDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Stop()
-	tg := *st.Target
+	tg := *testbin.Reference(t)
 	as := *tg.Services.AuthServer
 	p := *as.ProvisioningAPI()
 	p.ClientSecret = "not-the-secret"
