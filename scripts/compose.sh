@@ -71,15 +71,8 @@ need_local_base() {
   fi
 }
 if ! present "$base"; then
-  # What distroless's static image gives the reference, a static binary: an empty root but /tmp. On Docker's vfs
-  # storage driver each container start copies its image's files: a few here, against $local_base's thousands
-  # (a configuration app instance of the compose target starts in about 1 s instead of 8-25 s under load).
   echo "compose: $base cannot be pulled here; the reference image is built on $static_base instead (an empty root but /tmp)"
-  root="$(mktemp -d)"
-  mkdir "$root/tmp"
-  chmod 1777 "$root/tmp"
-  printf 'FROM scratch\nCOPY . /\n' | build -t "$static_base" -f - "$root"
-  rm -rf "$root"
+  scripts/static-image.sh
   base="$static_base"
 fi
 if ! present "$redis"; then

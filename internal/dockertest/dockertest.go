@@ -106,7 +106,7 @@ func buildReference() error {
 		}
 	}
 	binary := time.Since(start)
-	if err := buildStatic(); err != nil {
+	if err := buildStatic(root); err != nil {
 		return err
 	}
 	if err := docker("build", "-q", "--target", "local", "--build-arg", "BASE="+StaticImage, "-t", ReferenceImage, ctx); err != nil {
@@ -117,26 +117,12 @@ func buildReference() error {
 	return nil
 }
 
-// buildStatic builds StaticImage from nothing, as scripts/compose.sh does, unless present.
-func buildStatic() error {
-	if exec.Command("docker", "image", "inspect", StaticImage).Run() == nil {
-		return nil
-	}
-	root, err := os.MkdirTemp("", "fortune-tck-static-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(root)
-	if err := os.Mkdir(filepath.Join(root, "tmp"), 0o755); err != nil {
-		return err
-	}
-	if err := os.Chmod(filepath.Join(root, "tmp"), os.ModePerm|os.ModeSticky); err != nil {
-		return err
-	}
-	build := exec.Command("docker", "build", "-q", "-t", StaticImage, "-f", "-", root)
-	build.Stdin = strings.NewReader("FROM scratch\nCOPY . /\n")
+// buildStatic builds StaticImage unless present, with the script make compose-up uses.
+func buildStatic(root string) error {
+	build := exec.Command(filepath.Join(root, "scripts", "static-image.sh"))
+	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("docker build -t %s: %v\n%s", StaticImage, err, out)
+		return fmt.Errorf("scripts/static-image.sh: %v\n%s", err, out)
 	}
 	return nil
 }
