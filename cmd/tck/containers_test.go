@@ -62,8 +62,9 @@ services:
     provisioning: {clientId: admin, clientSecret: adminsecret}
     container:
       image: %[1]s
-      # The issuer is the address tck publishes the port on, known before the start.
-      command: [serve, authserver, --host, 0.0.0.0, --port, "9000", --url, $TCK_URL]
+      # The issuer is the address tck publishes the port on, known before the start; bcrypt's lowest cost,
+      # as in the stack tck run boots (the areas hash hundreds of passwords and secrets).
+      command: [serve, authserver, --host, 0.0.0.0, --port, "9000", --url, $TCK_URL, --hash-cost, "4"]
       port: 9000
       ready: {http: /healthz}
   configServer:
