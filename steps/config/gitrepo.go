@@ -8,9 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/memfs"
-	"github.com/go-git/go-billy/v5/util"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -23,17 +20,20 @@ import (
 	"github.com/fortune-tck/fortune-tck/target"
 )
 
-// workspace is an in-memory clone of the target's configuration repository, through which scenarios commit and
-// push their files, branches and tags, as a person would with git. Every operation on the remote runs within
-// gitTimeout of the run's context (or of the context of the removal that asks), and over http(s) through the
-// steps' own bounded transport (gittransport.go).
+// workspace is an in-memory clone of the target's configuration repository (a bare one: commits are built
+// from objects, gitcommit.go), through which scenarios commit and push their files, branches and tags, as a
+// person would with git. Every operation on the remote runs within gitTimeout of the run's context (or of the
+// context of the removal that asks), and over http(s) through the steps' own bounded transport
+// (gittransport.go).
 type workspace struct {
-	mu   sync.Mutex
+	mu   sync.Mutex // held by the one goroutine that uses the clone
 	run  *core.Run
 	uri  string // as the target file gives it
 	repo *git.Repository
-	fs   billy.Filesystem
 	auth transport.AuthMethod
+
+	queueMu sync.Mutex
+	queue   []*change // changes waiting for the clone (submit)
 }
 
 // openWorkspace clones the repository. A local repository (a path or a file:// URI) is reached through git's
@@ -41,8 +41,8 @@ type workspace struct {
 // go-git's process-wide table of transports as it is (a configuration server in the same process may have
 // put its own there), and talk to a local repository as a person's git would.
 func openWorkspace(run *core.Run, r target.Repository) (*workspace, error) {
-	w := &workspace{run: run, uri: r.URI, fs: memfs.New(), auth: authOf(r)}
-	repo, err := git.Init(memory.NewStorage(), w.fs)
+	w := &workspace{run: run, uri: r.URI, auth: authOf(r)}
+	repo, err := git.Init(memory.NewStorage(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -167,22 +167,6 @@ type commitResult struct {
 	before  map[string]*string
 }
 
-// commit writes files (a nil content deletes the file) on a branch of the remote and pushes, creating the
-// branch from master when it does not exist yet. A push that lost a race is retried on the new head.
-func (w *workspace) commit(branch, message string, files map[string]*string) (commitResult, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var res commitResult
-	err := w.retry(func() (err error) {
-		res, err = w.tryCommit(branch, message, files)
-		return err
-	})
-	if err != nil {
-		return commitResult{}, committing(branch, err)
-	}
-	return res, nil
-}
-
 // retry runs an attempt to push until it does not lose a race with another push (5 attempts), with the
 // workspace locked.
 func (w *workspace) retry(attempt func() error) error {
@@ -199,11 +183,14 @@ func (w *workspace) retry(attempt func() error) error {
 }
 
 // lostRace tells a push that another push to the same ref overtook: refused as not a fast-forward, or a ref
-// that moved (or was locked) between the advertisement and the update.
+// that moved (or was locked) between the advertisement and the update: git's receive-pack answers "failed to
+// update ref" when the ref no longer holds the commit the push expected (older versions "failed to lock").
+// A ref that fails to update for another reason is retried as well, a bounded number of times.
 func lostRace(err error) bool {
 	msg := err.Error()
 	return errors.Is(err, git.ErrNonFastForwardUpdate) || strings.Contains(msg, "non-fast-forward") ||
-		strings.Contains(msg, "failed to lock") || strings.Contains(msg, "cannot lock ref")
+		strings.Contains(msg, "failed to lock") || strings.Contains(msg, "cannot lock ref") ||
+		strings.Contains(msg, "failed to update ref")
 }
 
 // committing explains a failed push to a branch.
@@ -214,123 +201,6 @@ func committing(branch string, err error) error {
 			"repository, or let pushes move it with git config receive.denyCurrentBranch updateInstead in it", branch, err, branch)
 	}
 	return fmt.Errorf("committing to %q: %w", branch, err)
-}
-
-func (w *workspace) tryCommit(branch, message string, files map[string]*string) (commitResult, error) {
-	if err := w.fetch(); err != nil {
-		return commitResult{}, err
-	}
-	res := commitResult{before: map[string]*string{}}
-	head, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
-	res.created = err != nil
-	for name := range files {
-		if !res.created {
-			if res.before[name], err = w.fileAt(head.Hash(), name); err != nil {
-				return commitResult{}, err
-			}
-		} else {
-			res.before[name] = nil
-		}
-	}
-	base, err := w.resolve(branch)
-	if err != nil {
-		base, err = w.resolve("master")
-	}
-	wt, err2 := w.repo.Worktree()
-	if err2 != nil {
-		return commitResult{}, err2
-	}
-	if err == nil {
-		err = w.checkout(wt, base)
-	} else {
-		// An empty repository: the first commit starts the branch.
-		err = nil
-	}
-	if err != nil {
-		return commitResult{}, err
-	}
-	if err := writeFiles(w.fs, wt, files); err != nil {
-		return commitResult{}, err
-	}
-	hash, err := wt.Commit(message, &git.CommitOptions{Author: signature(), AllowEmptyCommits: true})
-	if err != nil {
-		return commitResult{}, err
-	}
-	if err := w.push(w.run.Context(), hash, plumbing.NewBranchReferenceName(branch)); err != nil {
-		return commitResult{}, err
-	}
-	res.hash = hash.String()
-	return res, nil
-}
-
-// fileAt is the content of a file in a commit; nil when the commit has no such file.
-func (w *workspace) fileAt(commit plumbing.Hash, name string) (*string, error) {
-	c, err := w.repo.CommitObject(commit)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.File(name)
-	if errors.Is(err, object.ErrFileNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	content, err := f.Contents()
-	if err != nil {
-		return nil, err
-	}
-	return &content, nil
-}
-
-// restore puts files of a branch of the remote back as they were (nil: absent) with one commit, made only
-// when one of them differs; a branch that is gone needs nothing.
-func (w *workspace) restore(ctx context.Context, branch, message string, files map[string]*string) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	err := w.retry(func() error { return w.tryRestore(ctx, branch, message, files) })
-	if err != nil {
-		return committing(branch, err)
-	}
-	return nil
-}
-
-func (w *workspace) tryRestore(ctx context.Context, branch, message string, files map[string]*string) error {
-	if err := w.fetchContext(ctx); err != nil {
-		return err
-	}
-	head, err := w.repo.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
-	if err != nil {
-		return nil
-	}
-	changes := map[string]*string{}
-	for name, want := range files {
-		have, err := w.fileAt(head.Hash(), name)
-		if err != nil {
-			return err
-		}
-		if (have == nil) != (want == nil) || (have != nil && *have != *want) {
-			changes[name] = want
-		}
-	}
-	if len(changes) == 0 {
-		return nil
-	}
-	wt, err := w.repo.Worktree()
-	if err != nil {
-		return err
-	}
-	if err := w.checkout(wt, head.Hash()); err != nil {
-		return err
-	}
-	if err := writeFiles(w.fs, wt, changes); err != nil {
-		return err
-	}
-	hash, err := wt.Commit(message, &git.CommitOptions{Author: signature()})
-	if err != nil {
-		return err
-	}
-	return w.push(ctx, hash, plumbing.NewBranchReferenceName(branch))
 }
 
 // deleteRef removes a branch or a tag from the remote (nothing to do when it is gone already), and forgets it
@@ -358,47 +228,6 @@ func (w *workspace) deleteRef(ctx context.Context, ref plumbing.ReferenceName) e
 	}
 	for _, r := range local {
 		_ = w.repo.Storer.RemoveReference(r)
-	}
-	return nil
-}
-
-// checkout makes the worktree hold a commit's files. The worktree is emptied first: go-git cannot check out a
-// commit whose tree is empty (a master whose files were all taken back) over a worktree that holds files.
-func (w *workspace) checkout(wt *git.Worktree, commit plumbing.Hash) error {
-	entries, err := w.fs.ReadDir("/")
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := util.RemoveAll(w.fs, e.Name()); err != nil {
-			return err
-		}
-	}
-	return wt.Checkout(&git.CheckoutOptions{Hash: commit, Force: true})
-}
-
-func writeFiles(fs billy.Filesystem, wt *git.Worktree, files map[string]*string) error {
-	for name, content := range files {
-		if content == nil {
-			if _, err := wt.Remove(name); err != nil {
-				return fmt.Errorf("removing %s: %w", name, err)
-			}
-			continue
-		}
-		f, err := fs.Create(name)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write([]byte(*content)); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if _, err := wt.Add(name); err != nil {
-			return err
-		}
 	}
 	return nil
 }
