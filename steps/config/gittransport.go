@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
@@ -40,9 +43,16 @@ const schemePrefix = "tck+"
 var installOnce sync.Once
 
 // gitURL is the URI through which the steps reach a repository: an http(s) one through their own transport,
-// anything else as written.
+// a path as a file:// URI, anything else as written. go-git pushes to a repository named by a path by first
+// reading, from the repository's folder, every object its refs reach, to leave them out of the pack
+// (Remote.PushContext, for a "local endpoint"): that grows with the repository's history, to 116-140 ms a push
+// at 300 commits against 60-80 ms for the same repository as a file:// URI (measured in turns), where go-git
+// reads what the clone holds instead. Either way git's own git-receive-pack takes the push.
 func gitURL(uri string) string {
 	if !strings.HasPrefix(uri, "http://") && !strings.HasPrefix(uri, "https://") {
+		if ep, err := transport.NewEndpoint(uri); err == nil && ep.Protocol == "file" && !strings.Contains(uri, "://") {
+			return (&url.URL{Scheme: "file", Path: filepath.ToSlash(ep.Path)}).String()
+		}
 		return uri
 	}
 	installOnce.Do(func() {
