@@ -29,6 +29,10 @@ const (
 	// same time (a /bus/refresh reaches every instance on the bus, other scenarios' included): it runs while
 	// none of them does.
 	SerialTag = "@serial"
+	// LongTag: the scenario waits out a period the target declares (a lockout window, a token's lifetime), which
+	// it cannot shorten: the harness starts it among the first, so that its wait overlaps the other scenarios
+	// instead of ending the run.
+	LongTag = "@long"
 )
 
 // Service names a service a target may declare: its key under services: in a target file, and the name in a

@@ -240,6 +240,7 @@ func stepsEnv(t *target.Target, opts Options) steps.Env {
 type plan struct {
 	tags     string
 	paths    []string
+	ranked   []catalog.Scenario // the order in which scenarios get their places (scheduler)
 	selected int
 	expected map[string]catalog.Scenario // by scenario ID: what must come back with an outcome
 	exclude  map[string]bool             // by scenario ID: scenarios godog skips, their outcome known already
@@ -268,6 +269,11 @@ func planRun(opts Options, cat *catalog.Catalog, areas []features.Area, reasons 
 		if MatchTags(opts.Tags, s.Tags) {
 			p.selected++
 			p.expected[s.ID()] = s
+		}
+	}
+	for _, s := range order(cat, areas) {
+		if _, ok := p.expected[s.ID()]; ok {
+			p.ranked = append(p.ranked, s)
 		}
 	}
 	return p
@@ -311,18 +317,19 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 		lines = progress.NewLines(opts.Output, color)
 	}
 	var mu sync.Mutex
-	// features let the scenarios of a feature run side by side and a serial one with none of its feature's
-	// others (featureLock): what a serial scenario disturbs (the bus of the configuration app's instances) is
-	// its feature's.
-	byFeature := map[string]*featureLock{}
-	lockOf := func(s catalog.Scenario) *featureLock {
-		mu.Lock()
-		defer mu.Unlock()
-		if byFeature[s.URI] == nil {
-			byFeature[s.URI] = newFeatureLock()
+	// The scheduler gives the scenarios their places, opts.Concurrency at once, and lets a serial one run with
+	// none of its feature's others: what a serial scenario disturbs (the bus of the configuration app's
+	// instances) is its feature's. godog starts one more scenario than that for each serial one, which may
+	// wait for its place without holding one back.
+	godogConcurrency := opts.Concurrency
+	if godogConcurrency > 1 {
+		for _, s := range p.ranked {
+			if s.HasTag(features.SerialTag) {
+				godogConcurrency++
+			}
 		}
-		return byFeature[s.URI]
 	}
+	sched := newScheduler(opts.Concurrency, p.ranked)
 	started := map[string]time.Time{} // by pickle id
 	record := func(ctx context.Context, sc *godog.Scenario, s catalog.Scenario, err error) {
 		mu.Lock()
@@ -352,18 +359,17 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 		Name:                 suiteName, // the capture formatter finds the run's buffer by it
 		TestSuiteInitializer: suite.InitializeTestSuite,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
-			var alone bool // the scenario runs with no other of its feature (features.SerialTag)
-			var lock *featureLock
+			leave := func() {} // gives the scenario's place back
 			sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 				s, skip := excluded(sc)
 				if skip {
 					return ctx, godog.ErrSkip
 				}
-				if lock, alone = lockOf(s), s.HasTag(features.SerialTag); alone {
-					lock.lockAlone()
-				} else {
-					lock.lockShared()
+				l, err := sched.enter(ctx, s)
+				if err != nil {
+					return ctx, err // the run was stopped while it waited
 				}
+				leave = l
 				mu.Lock()
 				started[sc.Id] = time.Now()
 				mu.Unlock()
@@ -377,11 +383,7 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 					return ctx, nil
 				}
 				record(ctx, sc, s, err)
-				if alone {
-					lock.unlockAlone()
-				} else {
-					lock.unlockShared()
-				}
+				leave()
 				return ctx, nil // the scenario's own error stands; returning it again would repeat it
 			})
 		},
@@ -389,7 +391,7 @@ func runGodog(ctx context.Context, opts Options, color bool, godogFormat, suiteN
 			Format: godogFormat,
 			Output: opts.Output, NoColors: !color,
 			FS: opts.Features, Paths: p.paths, Tags: p.tags,
-			Strict: true, Concurrency: opts.Concurrency, TestingT: opts.TestingT, DefaultContext: ctx,
+			Strict: true, Concurrency: godogConcurrency, TestingT: opts.TestingT, DefaultContext: ctx,
 		},
 	}
 	done := make(chan struct{})

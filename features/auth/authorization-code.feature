@@ -150,7 +150,7 @@ Feature: Authorization code flow, sign-in and consent
       | after a sign-in without failures                      | 0                    |
       | after a sign-in that followed as many failures         | {lockout_failures}-1 |
 
-  @spec-3.1-unauthenticated @spec-2.1-user-password @capability-auth.account-lockout @capability-auth.lockout-period @capability-auth.provisioning @fresh-consent
+  @spec-3.1-unauthenticated @spec-2.1-user-password @capability-auth.account-lockout @capability-auth.lockout-period @capability-auth.provisioning @fresh-consent @long
   Scenario: A locked account stays locked until the lockout period has passed since the latest failure, then the right password signs in
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" fails to sign in {lockout_failures} times with a wrong password
@@ -164,7 +164,7 @@ Feature: Authorization code flow, sign-in and consent
     And the failed sign-ins that locked "{user}" were all within the counting window then
     And the authorization server asks to authorize the scopes "openid fortunes.read"
 
-  @spec-3.1-signed-in-no-consent @capability-auth.account-lockout @capability-auth.lockout-window @capability-auth.provisioning @fresh-consent
+  @spec-3.1-signed-in-no-consent @capability-auth.account-lockout @capability-auth.lockout-window @capability-auth.provisioning @fresh-consent @long
   Scenario: A failed sign-in older than the counting window no longer counts toward the lockout
     When the browser asks for a code for "{client}" with the scope "openid fortunes.read"
     And "{user}" fails to sign in once with a wrong password
@@ -250,7 +250,7 @@ Feature: Authorization code flow, sign-in and consent
     When the client exchanges the code with its credentials as form fields
     Then the answer is 400 with the error "invalid_grant"
 
-  @spec-7-auth-server-errors @capability-auth.code-lifetime
+  @spec-7-auth-server-errors @capability-auth.code-lifetime @long
   Scenario: A code exchanged after its lifetime gets invalid_grant, as UAA says it
     Given "{user}" obtains a code for "{client}" with the scope "openid fortunes.read"
     When the code's lifetime has passed
@@ -282,7 +282,7 @@ Feature: Authorization code flow, sign-in and consent
     Then the answer is 200 with a JSON body
     And the token response carries an access token with the scope "openid fortunes.read"
 
-  @spec-4.1-post-oauth-token @capability-auth.token-lifetimes @fixture-short-lived-client
+  @spec-4.1-post-oauth-token @capability-auth.token-lifetimes @fixture-short-lived-client @long
   Scenario: A refresh token still works after its access token has expired
     Given a web client "{short_client}" whose access tokens expire after 2 seconds and whose refresh tokens live 60 seconds
     And "{user}" holds a token and a refresh token from "{short_client}" for "openid fortunes.read"

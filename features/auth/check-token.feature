@@ -84,7 +84,7 @@ Feature: Token check
       | tampered JWT      | {access_token}x            | Token was not recognised    |
       | a refresh token   | {refresh_token}            | Token was not recognised    |
 
-  @spec-7-auth-server-errors @fixture-short-lived-client
+  @spec-7-auth-server-errors @fixture-short-lived-client @long
   Scenario: An expired token is answered 400 invalid_token
     Given a web client "{short_client}" whose access tokens expire after 2 seconds
     And "{user}" holds a token from "{short_client}" for "openid fortunes.read"

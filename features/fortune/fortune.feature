@@ -118,7 +118,7 @@ Feature: Fortune service
     And the fortune service is called at "/" with the access token
     Then the request is refused
 
-  @spec-7-fortune-refused @fixture-short-lived-client
+  @spec-7-fortune-refused @fixture-short-lived-client @long
   Scenario: The fortune service takes a short-lived token at once and refuses it once expired
     Given a web client "{short_client}" whose access tokens expire after 3 seconds
     And "{user}" holds a token from "{short_client}" for "openid fortunes.read"
