@@ -12,20 +12,24 @@
 // It owns, by concern: the routes and names a request may use (handler.go,
 // names.go, errors.go); which files answer it, in Spring's precedence, and
 // the answer's formats (environment.go, yaml.go, props.go, document.go,
-// tree.go); and the repository (the types mirror, freshness, local, remote
-// and objectFiles).
+// tree.go); and the repository: reading one through go-git (reader.go),
+// the bare mirror in the base directory (mirror.go), a remote repository
+// fetched (fetch.go), one on this machine read in place (local.go) while
+// its mirror is fetched in the background (background.go), and keeping
+// either fresh (fresh.go, coalesce.go).
 //
-// Every answer is read, through go-git's storage, from a bare mirror of the
-// repository in the base directory (mirror.go). Before each request the
-// mirror is brought up to date by an update that started after the request
-// arrived, shared by the requests that arrived meanwhile (fresh.go,
-// coalesce.go), so a pushed commit is visible at the very next request. A
-// remote repository is fetched with go-git (fetch.go); a repository on this
-// machine has its refs read through go-git when the bytes of its ref files
-// changed (package reffiles) and, when they changed, its object files copied
-// into the mirror as git clone of a local path does (local.go, objfiles.go). When the repository is unreachable, gone or broken the last
-// good copy is served (a warning is logged); with no copy at all the answer
-// is 503 Service Unavailable (404 when the repository does not exist).
+// Before each request the repository is brought up to date by an update
+// that started after the request arrived, shared by the requests that
+// arrived meanwhile, so a pushed commit is visible at the very next
+// request. A remote repository is fetched with go-git into the mirror,
+// which answers are read from. A repository on this machine (a path or a
+// file:// URL) is read in place, as Spring reads a file: URI: its refs are
+// read through go-git when the bytes of its ref files changed (package
+// reffiles), and when they changed the mirror is fetched from it with
+// go-git in the background, never on a request's path. When the
+// repository is unreachable, gone or broken the mirror, the last good copy,
+// is served (a warning is logged); with no copy at all the answer is 503
+// Service Unavailable (404 when the repository does not exist).
 //
 // Answers for an unchanged commit come from a cache keyed by commit id,
 // application, profiles and label; parsed files are cached by blob hash.

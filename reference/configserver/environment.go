@@ -27,28 +27,31 @@ type propertySource struct {
 
 // environment fetches, resolves the label and collects the sources.
 func (s *Server) environment(ctx context.Context, q query) (*environment, error) {
-	commit, err := s.commit(ctx, q.label)
+	repo, commit, err := s.commit(ctx, q.label)
 	if err != nil {
 		return nil, err
 	}
-	return s.environmentAt(commit, q)
+	return s.environmentAt(repo, commit, q)
 }
 
-// commit fetches and resolves the label.
-func (s *Server) commit(ctx context.Context, label string) (plumbing.Hash, error) {
+// commit brings the repository up to date, then resolves the label in
+// what the answer is to be read from.
+func (s *Server) commit(ctx context.Context, label string) (*reader, plumbing.Hash, error) {
 	if err := s.fresh.sync(ctx); err != nil {
-		return plumbing.ZeroHash, err
+		return nil, plumbing.ZeroHash, err
 	}
-	return s.mirror.resolve(label)
+	repo := s.reader()
+	h, err := repo.resolve(label)
+	return repo, h, err
 }
 
 // environmentAt collects the sources of a commit.
-func (s *Server) environmentAt(commit plumbing.Hash, q query) (*environment, error) {
+func (s *Server) environmentAt(repo *reader, commit plumbing.Hash, q query) (*environment, error) {
 	key := environmentKey{commit: commit, app: q.app, profiles: strings.Join(q.profiles, ",")}
 	sources, ok := s.environments.Get(key, lru.Never)
 	if !ok {
 		var err error
-		if sources, err = s.loadSources(key); err != nil {
+		if sources, err = s.loadSources(repo, key); err != nil {
 			return nil, err
 		}
 		s.environments.Add(key, sources, lru.Never)
@@ -64,14 +67,14 @@ func (s *Server) environmentAt(commit plumbing.Hash, q query) (*environment, err
 
 // loadSources reads the matching files of a commit, highest precedence first.
 // Files that hold no keys (empty files) contribute no source, as in Spring.
-func (s *Server) loadSources(key environmentKey) ([]propertySource, error) {
-	files, err := s.mirror.lookup(key.commit, candidateFiles(key.app, strings.Split(key.profiles, ",")))
+func (s *Server) loadSources(repo *reader, key environmentKey) ([]propertySource, error) {
+	files, err := repo.lookup(key.commit, candidateFiles(key.app, strings.Split(key.profiles, ",")))
 	if err != nil {
 		return nil, err
 	}
 	sources := make([]propertySource, 0, len(files))
 	for _, f := range files {
-		p, err := s.parse(f)
+		p, err := s.parse(repo, f)
 		if err != nil {
 			return nil, err
 		}
@@ -84,10 +87,10 @@ func (s *Server) loadSources(key environmentKey) ([]propertySource, error) {
 
 // parse reads and flattens a file, caching the outcome (errors included) by
 // blob hash: an unchanged file is never parsed twice.
-func (s *Server) parse(f treeFile) (*props, error) {
+func (s *Server) parse(repo *reader, f treeFile) (*props, error) {
 	cached, ok := s.files.Get(f.hash, lru.Never)
 	if !ok {
-		data, err := s.mirror.blob(f.hash)
+		data, err := repo.blob(f.hash)
 		if err != nil {
 			return nil, &fileError{name: f.name, err: err}
 		}

@@ -1,6 +1,7 @@
 package configserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -20,9 +21,11 @@ import (
 // one: go-git searches packs one by one.
 const maxPacks = 32
 
-// remote is a repository reached over a network (http, https, ssh, git),
-// fetched into the mirror with go-git.
+// remote is a repository fetched into the mirror with go-git: one reached
+// over a network (http, https, ssh, git) before each request, or one on
+// this machine in the background (background.go).
 type remote struct {
+	ctx     context.Context // nil: context.Background()
 	url     string
 	display string
 	auth    transport.AuthMethod
@@ -36,7 +39,7 @@ type remote struct {
 // case, it skips go-git's fetch, which rewrites every ref file even when
 // nothing changed.
 func (r *remote) update() error {
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	ctx, cancel := context.WithTimeout(cmp.Or(r.ctx, context.Background()), r.timeout)
 	defer cancel()
 	remoteRefs, err := r.list(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {

@@ -153,6 +153,7 @@ func TestRemoteGoneServesLastCopy(t *testing.T) {
 	var logs syncbuf.Buffer
 	s := newServer(t, Options{URI: o.dir, Logger: logs.Logger()})
 	getEnv(t, s, "/app/default")
+	settle(s)
 	if err := removeAll(o.dir); err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +173,7 @@ func TestRestartReusesCopyWhileRemoteIsDown(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "base")
 	first := newServer(t, Options{URI: o.dir, BaseDir: base})
 	getEnv(t, first, "/app/default")
+	settle(first)
 	if err := removeAll(o.dir); err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +255,7 @@ func TestManyFetchesAreRepacked(t *testing.T) {
 		o.commit(map[string]string{"app.yml": "k: " + string(rune('a'+i%26)) + "\n"})
 		getEnv(t, s, "/app/default")
 	}
+	settle(s)
 	packs, err := s.mirror.repo.Storer.(storer.PackedObjectStorer).ObjectPacks()
 	if err != nil || len(packs) > maxPacks {
 		t.Fatalf("%d packs (%v), want at most %d", len(packs), err, maxPacks)

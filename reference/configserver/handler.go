@@ -130,14 +130,14 @@ func decodeLabel(escaped string) (string, error) {
 // building the environment of a cached answer only to name it cost a tenth
 // of the handler.
 func (s *Server) serveEnvironment(w http.ResponseWriter, r *http.Request, q query) error {
-	commit, err := s.commit(r.Context(), q.label)
+	repo, commit, err := s.commit(r.Context(), q.label)
 	if err != nil {
 		return err
 	}
 	key := answerKey{commit: commit, app: q.app, profiles: strings.Join(q.profiles, ","), label: q.label}
 	body, ok := s.answers.Get(key, lru.Never)
 	if !ok {
-		if body, err = s.encodeEnvironment(commit, q); err != nil {
+		if body, err = s.encodeEnvironment(repo, commit, q); err != nil {
 			return err
 		}
 		s.answers.Add(key, body, lru.Never)
@@ -146,8 +146,8 @@ func (s *Server) serveEnvironment(w http.ResponseWriter, r *http.Request, q quer
 	return nil
 }
 
-func (s *Server) encodeEnvironment(commit plumbing.Hash, q query) ([]byte, error) {
-	env, err := s.environmentAt(commit, q)
+func (s *Server) encodeEnvironment(repo *reader, commit plumbing.Hash, q query) ([]byte, error) {
+	env, err := s.environmentAt(repo, commit, q)
 	if err != nil {
 		return nil, err
 	}

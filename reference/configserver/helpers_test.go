@@ -192,3 +192,12 @@ func removeAll(dir string) error { return os.RemoveAll(dir) }
 func renameDir(from, to string) error { return os.Rename(from, to) }
 
 func openRepo(dir string) (*git.Repository, error) { return git.PlainOpen(dir) }
+
+// settle waits for the background fetches into the mirror started so far
+// (a repository on this machine): after it the mirror holds what the
+// repository's refs named when they were last read.
+func settle(s *Server) {
+	if s.background != nil {
+		s.background.wait()
+	}
+}

@@ -4,35 +4,50 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/fortune-tck/fortune-tck/reference/configserver/reffiles"
 )
 
-// local is a repository on this machine (a path or a file:// URL). For
-// every update its ref files are read (reffiles); when their bytes changed,
-// go-git reads its refs, and when those changed, its object files are
-// copied into the mirror (objfiles.go) before the mirror's refs are set to
-// them. Why not a go-git fetch: go-git fetches a local path either through
-// the git binary, which the reference's image does not have, or through its
-// in-process server, which walks the whole history for every fetch
-// (docs/performance.md).
+// local is a repository on this machine (a path or a file:// URL), read in
+// place through go-git, as Spring's JGitEnvironmentRepository reads a
+// file: URI. For every update its ref files are read (reffiles); when
+// their bytes changed, go-git reads its refs, and when those changed, the
+// mirror is fetched from it in the background (background.go), never on a
+// request's path. While it cannot be read (gone, broken, no repository any
+// more), answers come from the mirror; once it can, from it again.
 type local struct {
-	path   string
-	mirror *mirror
-	files  *objectFiles
-	// repo is the repository, opened through go-git; nil until it opens,
-	// and after a reading failed.
-	repo *git.Repository
+	path       string
+	mirror     *mirror
+	background *background
+	// current is what answers are read from: inPlace after an update that
+	// succeeded, the mirror after one that failed.
+	current atomic.Pointer[reader]
+	// inPlace reads the repository; nil until it opens, and after a
+	// reading of its refs failed.
+	inPlace *reader
 	// refFiles tells when the refs cannot have changed since the last
 	// update, so that go-git need not read them (reffiles' doc says why).
 	refFiles *reffiles.Reader
 }
+
+func newLocal(path string, m *mirror, bg *background) *local {
+	l := &local{path: path, mirror: m, background: bg}
+	l.current.Store(m.reader)
+	return l
+}
+
+// reader is what the answer to a request that waited for an update is
+// read from.
+func (l *local) reader() *reader { return l.current.Load() }
 
 // maxReadings is how many times an update reads the repository when a
 // reading fails. A push through go-git rewrites a ref file in place (it
@@ -44,11 +59,10 @@ type local struct {
 // the file whole; ten readings, 45 ms at most, hold under a loaded machine.
 const maxReadings = 10
 
-// update makes the mirror's refs the repository's, copying the objects
-// they need first, and reads the repository again when that fails (see
-// maxReadings). A path that holds no repository (any more) is an error, so
-// that the mirror keeps what it has; an empty repository is nothing to
-// serve yet, and nothing failed.
+// update reads the repository's refs, and reads it again when that fails
+// (see maxReadings). A path that holds no repository (any more), or refs
+// naming what it does not hold, is an error, so that answers come from the
+// mirror; an empty repository is nothing to serve yet, and nothing failed.
 func (l *local) update() error {
 	var err error
 	for reading := range maxReadings {
@@ -56,70 +70,92 @@ func (l *local) update() error {
 			time.Sleep(time.Duration(reading) * time.Millisecond)
 		}
 		if err = l.read(); err == nil {
+			l.current.Store(l.inPlace)
 			return nil
 		}
 	}
+	l.current.Store(l.mirror.reader)
 	return err
 }
 
-// read is one reading of the repository: its refs, and when they changed
-// the object files they need.
+// read is one reading of the repository's refs; when they changed, it
+// checks that the repository holds what they name, and has the mirror
+// fetched.
 func (l *local) read() error {
-	if l.repo != nil && !l.refFiles.Changed() {
+	if l.inPlace != nil && !l.refFiles.Changed() {
 		return nil
 	}
-	refs, err := l.refs()
+	if l.inPlace == nil {
+		if err := l.open(); err != nil {
+			return err
+		}
+	}
+	r := l.inPlace
+	r.mu.Lock()
+	refs, err := readRefs(r.repo)
+	if err == nil {
+		err = l.check(refs)
+	}
+	r.mu.Unlock()
 	if err != nil {
+		l.inPlace = nil // opened again next time: it may have been replaced by one of another layout
 		return err
 	}
-	m := l.mirror
-	if len(refs) > 0 && !maps.Equal(refs, *m.known.Load()) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if err := l.apply(refs); err != nil {
-			return fmt.Errorf("copying from %s: %w", l.path, err)
-		}
+	if !maps.Equal(refs, *r.known.Load()) {
+		r.known.Store(&refs)
+		l.background.start()
 	}
 	l.refFiles.Keep()
 	return nil
 }
 
-// refs reads the repository's branches and tags, mapped as fetched. The
-// repository is opened again after a failed reading: it may have been
-// replaced by one of another layout (bare, or with a work tree).
-func (l *local) refs() (refMap, error) {
-	if l.repo != nil {
-		if refs, err := readRefs(l.repo); err == nil {
-			return refs, nil
-		}
-		l.repo = nil
-	}
-	repo, err := git.PlainOpen(l.path)
+// open opens the repository through go-git, with objects/info/alternates
+// read as git does (go-git's default keeps them inside the repository's
+// directory), and the mirror's bounded cache.
+func (l *local) open() error {
+	found, err := git.PlainOpen(l.path)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return nil, fmt.Errorf("%s: %w", l.path, transport.ErrRepositoryNotFound)
+		return fmt.Errorf("%s: %w", l.path, transport.ErrRepositoryNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", l.path, err)
+		return fmt.Errorf("opening %s: %w", l.path, err)
 	}
-	st, ok := repo.Storer.(*filesystem.Storage)
+	st, ok := found.Storer.(*filesystem.Storage)
 	if !ok {
-		return nil, fmt.Errorf("%s: not a repository on disk", l.path)
+		return fmt.Errorf("%s: not a repository on disk", l.path)
 	}
-	files := reffiles.New(st.Filesystem().Root())
-	files.Changed() // before go-git reads the refs: a change made meanwhile shows next time
-	refs, err := readRefs(repo)
+	dir := st.Filesystem().Root()
+	repo, err := git.Open(filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(mirrorCacheBytes),
+		filesystem.Options{AlternatesFS: osfs.New("/")}), nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", l.path, err)
+		return fmt.Errorf("opening %s: %w", l.path, err)
 	}
-	l.repo, l.refFiles = repo, files
-	return refs, nil
+	l.refFiles = reffiles.New(dir)
+	l.refFiles.Changed() // before go-git reads the refs: a change made meanwhile shows next time
+	l.inPlace = newReader(repo, refMap{}, l.mirror.reader)
+	return nil
 }
 
-// readRefs lists the branches and tags of repo; one without a HEAD is gone.
+// check makes go-git look for packs again (a push or git gc may have
+// brought new ones), then checks that the repository holds the commits
+// and trees of the refs that changed; the caller holds the reader's lock.
+func (l *local) check(refs refMap) error {
+	l.inPlace.reindex()
+	known := *l.inPlace.known.Load()
+	for name, h := range refs {
+		if known[name] != h && !l.inPlace.holds(h) {
+			return fmt.Errorf("%s names %s, which the repository does not hold whole", name, h)
+		}
+	}
+	return nil
+}
+
+// readRefs lists the branches and tags of repo, under the mirror's names;
+// one without a HEAD is gone.
 func readRefs(repo *git.Repository) (refMap, error) {
 	iter, err := repo.Storer.IterReferences()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the refs: %w", err)
 	}
 	refs, head := refMap{}, false
 	err = iter.ForEach(func(r *plumbing.Reference) error {
@@ -133,30 +169,4 @@ func readRefs(repo *git.Repository) (refMap, error) {
 		err = transport.ErrRepositoryNotFound // gone since it was opened
 	}
 	return refs, err
-}
-
-// apply copies the object files the mirror lacks, checks that it holds
-// what refs name, sets them, then removes the files the repository no
-// longer has; the caller holds the mirror's lock.
-func (l *local) apply(refs refMap) error {
-	m := l.mirror
-	added, err := l.files.copyFrom(l.repo.Storer.(*filesystem.Storage).Filesystem().Root())
-	if added {
-		m.reindex()
-	}
-	if err != nil {
-		return err
-	}
-	for name, h := range refs {
-		if !m.holds(h) {
-			return fmt.Errorf("%s names %s, which the repository does not hold whole", name, h)
-		}
-	}
-	if err := m.setRefs(refs); err != nil {
-		return err
-	}
-	if l.files.prune() {
-		m.reindex()
-	}
-	return nil
 }

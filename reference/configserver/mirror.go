@@ -3,25 +3,15 @@ package configserver
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
-
-// MaxFileSize is the largest configuration file served (4 MiB); a request
-// that needs a larger one fails with an error that names the file.
-const MaxFileSize = 4 << 20
 
 const (
 	remoteName = "origin"
@@ -35,24 +25,14 @@ var refSpecs = []config.RefSpec{
 	"+refs/tags/*:refs/tags/*",
 }
 
-// refMap is branches and tags under the mirror's names
-// (refs/remotes/origin/NAME, refs/tags/NAME).
-type refMap = map[plumbing.ReferenceName]plumbing.Hash
-
-// mirror is the bare repository in the base directory that every answer
-// is read from, through go-git's storage. Its source (local.go, fetch.go)
-// brings it up to date; it keeps what it holds when the source is gone.
-// All go-git access goes through mu: a go-git repository is not safe for
-// concurrent use, and an update changes refs and packs under readers.
+// mirror is the bare repository in the base directory, fetched with go-git
+// (fetch.go): every answer is read from it for a remote repository, and
+// for a repository on this machine when that cannot be read (local.go). It
+// keeps what it holds when the repository is gone. A fetch changes refs
+// and packs under readers: it holds the reader's lock.
 type mirror struct {
 	dir string
-
-	mu   sync.Mutex
-	repo *git.Repository
-	// known are the mirror's branches and tags, kept in memory so that a
-	// request resolves its label without reading ref files; written under
-	// mu whenever the refs change.
-	known atomic.Pointer[refMap]
+	*reader
 }
 
 // openMirror opens the mirror in dir, creating it when dir is empty or
@@ -67,7 +47,7 @@ func openMirror(dir, remote string) (*mirror, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the local copy in %s: %w", dir, err)
 	}
-	m := &mirror{dir: dir, repo: repo}
+	m := &mirror{dir: dir, reader: newReader(repo, refMap{}, nil)}
 	if err := m.reload(); err != nil {
 		return nil, fmt.Errorf("reading the local copy in %s: %w", dir, err)
 	}
@@ -123,27 +103,8 @@ func (m *mirror) storedRefs() (refMap, error) {
 	return refs, err
 }
 
-// setRefs makes the mirror's branches and tags exactly refs, pruning the
-// others, and remembers them; the caller holds mu.
-func (m *mirror) setRefs(refs refMap) error {
-	known := *m.known.Load()
-	for name := range known {
-		if _, ok := refs[name]; !ok {
-			if err := m.repo.Storer.RemoveReference(name); err != nil {
-				return err
-			}
-		}
-	}
-	for name, h := range refs {
-		if known[name] != h {
-			if err := m.repo.Storer.SetReference(plumbing.NewHashReference(name, h)); err != nil {
-				return err
-			}
-		}
-	}
-	m.known.Store(&refs)
-	return nil
-}
+// hasCopy tells whether the mirror holds a branch or tag to serve.
+func (m *mirror) hasCopy() bool { return len(*m.known.Load()) > 0 }
 
 // reload remembers the refs as stored, after go-git changed them; the
 // caller holds mu.
@@ -153,136 +114,4 @@ func (m *mirror) reload() error {
 		m.known.Store(&refs)
 	}
 	return err
-}
-
-// reindex makes go-git look for packs again, after packs were added or
-// removed behind its back; the caller holds mu.
-func (m *mirror) reindex() {
-	if st, ok := m.repo.Storer.(*filesystem.Storage); ok {
-		st.Reindex()
-	}
-}
-
-// holds tells whether the mirror holds the object h and, for a commit,
-// its tree: what a ref needs before it may name h. The caller holds mu.
-func (m *mirror) holds(h plumbing.Hash) bool {
-	obj, err := m.repo.Storer.EncodedObject(plumbing.AnyObject, h)
-	if err != nil {
-		return false
-	}
-	if obj.Type() != plumbing.CommitObject {
-		return true
-	}
-	c, err := object.DecodeCommit(m.repo.Storer, obj)
-	return err == nil && m.repo.Storer.HasEncodedObject(c.TreeHash) == nil
-}
-
-// resolve turns a label into a commit: a branch, then a tag (peeled), then a
-// full or abbreviated commit id, the order Spring uses.
-func (m *mirror) resolve(label string) (plumbing.Hash, error) {
-	known := *m.known.Load()
-	if h, ok := branch(known, label); ok {
-		return h, nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if h, ok := known[plumbing.NewTagReferenceName(label)]; ok {
-		if h, ok := m.peel(h); ok {
-			return h, nil
-		}
-	}
-	if isCommitID(label) {
-		if h, err := m.repo.ResolveRevision(plumbing.Revision(strings.ToLower(label))); err == nil {
-			return *h, nil
-		}
-	}
-	return plumbing.ZeroHash, &noSuchLabelError{label: label}
-}
-
-// branch looks the branch label up in known. Not NewRemoteReferenceName,
-// which formats with fmt.Sprintf: this runs for every request.
-func branch(known refMap, label string) (plumbing.Hash, bool) {
-	var buf [128]byte
-	name := append(append(buf[:0], "refs/remotes/"+remoteName+"/"...), label...)
-	h, ok := known[plumbing.ReferenceName(name)]
-	return h, ok
-}
-
-// peel follows annotated tags (possibly nested) to the commit they name.
-func (m *mirror) peel(h plumbing.Hash) (plumbing.Hash, bool) {
-	for range 16 {
-		tag, err := m.repo.TagObject(h)
-		if err != nil {
-			_, err := m.repo.CommitObject(h)
-			return h, err == nil
-		}
-		h = tag.Target
-	}
-	return plumbing.ZeroHash, false
-}
-
-func isCommitID(s string) bool {
-	if len(s) < 4 || len(s) > 40 {
-		return false
-	}
-	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
-}
-
-// treeFile is a regular file found in a commit's tree.
-type treeFile struct {
-	name string
-	hash plumbing.Hash
-}
-
-// lookup returns, for each group of alternative names, the first that is a
-// regular file in the commit's tree; groups with no such file are skipped.
-func (m *mirror) lookup(commit plumbing.Hash, groups [][]string) ([]treeFile, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, err := m.repo.CommitObject(commit)
-	if err != nil {
-		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
-	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("reading the tree of commit %s: %w", commit, err)
-	}
-	var files []treeFile
-	for _, names := range groups {
-		if f, ok := findFile(tree, names); ok {
-			files = append(files, f)
-		}
-	}
-	return files, nil
-}
-
-// findFile finds the first of names ("a/b.yml") that is a regular file
-// under tree: not a directory, link or submodule.
-func findFile(tree *object.Tree, names []string) (treeFile, bool) {
-	for _, name := range names {
-		e, err := tree.FindEntry(name)
-		if err == nil && (e.Mode.IsRegular() || e.Mode == filemode.Executable) {
-			return treeFile{name: name, hash: e.Hash}, true
-		}
-	}
-	return treeFile{}, false
-}
-
-// blob reads a file's content, refusing files too large to be configuration.
-func (m *mirror) blob(h plumbing.Hash) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, err := m.repo.BlobObject(h)
-	if err != nil {
-		return nil, err
-	}
-	if b.Size > MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, larger than the %d byte limit", b.Size, MaxFileSize)
-	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
 }

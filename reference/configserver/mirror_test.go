@@ -107,6 +107,7 @@ func assertCopyMatches(t *testing.T, step string, s *Server, o *origin) {
 		}
 	}
 
+	settle(s)
 	mirror, err := git.PlainOpen(s.mirror.dir)
 	if err != nil {
 		t.Fatal(err)
@@ -358,11 +359,12 @@ func objectFilesOf(t *testing.T, dir string) []string {
 	return names
 }
 
-// TestMirrorHoldsTheRepositorysObjectFiles: the mirror of a local
-// repository holds its object files, no more: its packs as git wrote
-// them, a commit's loose objects, and once git gc packed those, the new
-// pack instead.
-func TestMirrorHoldsTheRepositorysObjectFiles(t *testing.T) {
+// TestMirrorIsFetchedAndServedWhenTheRepositoryVanishes: the mirror of a
+// repository on this machine is fetched by go-git in the background (it
+// holds packs only, where the repository holds a commit's loose objects),
+// holds every commit the refs name once the fetch settles, and is what
+// answers come from once the repository is gone, also after a restart.
+func TestMirrorIsFetchedAndServedWhenTheRepositoryVanishes(t *testing.T) {
 	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
 	history := []map[string]string{}
 	for i := range 120 {
@@ -370,26 +372,65 @@ func TestMirrorHoldsTheRepositorysObjectFiles(t *testing.T) {
 	}
 	importCommits(t, o, history...)
 	o.git("gc", "-q")
-	s := newServer(t, Options{URI: o.dir})
-	same := func(step string) {
-		t.Helper()
-		if mine, theirs := objectFilesOf(t, s.mirror.dir), objectFilesOf(t, filepath.Join(o.dir, ".git")); !slices.Equal(mine, theirs) {
-			t.Errorf("%s: the mirror holds\n%v\nthe repository\n%v", step, mine, theirs)
-		}
-	}
-	same("after start")
+	base := filepath.Join(t.TempDir(), "base")
+	var logs syncbuf.Buffer
+	s := newServer(t, Options{URI: o.dir, BaseDir: base, Logger: logs.Logger()})
 	h := o.commit(map[string]string{"app00.yml": "k: new\n"})
 	if e := getEnv(t, s, "/app00/default"); e.Version != h.String() {
 		t.Fatalf("served %s, want %s", e.Version, h)
 	}
-	same("after a commit")
-	o.git("gc", "-q", "--prune=now")
-	h = o.commit(map[string]string{"app01.yml": "k: new\n"})
-	if e := getEnv(t, s, "/app01/default"); e.Version != h.String() {
-		t.Fatalf("served %s, want %s", e.Version, h)
+	assertCopyMatches(t, "after a commit", s, o)
+	loose := func(dir string) (n int) {
+		for _, f := range objectFilesOf(t, dir) {
+			if !strings.Contains(f, "pack") {
+				n++
+			}
+		}
+		return n
 	}
-	same("after git gc and a commit")
-	assertCopyMatches(t, "after git gc", s, o)
+	if mine, theirs := loose(s.mirror.dir), loose(filepath.Join(o.dir, ".git")); mine != 0 || theirs == 0 {
+		t.Errorf("loose objects: %d in the mirror, %d in the repository; a fetch writes packs only", mine, theirs)
+	}
+
+	if err := os.RemoveAll(o.dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/app00/default", "/app/default/" + h.String()[:8]} {
+		if e := getEnv(t, s, p); e.Version != h.String() || len(e.PropertySources) == 0 {
+			t.Fatalf("GET %s with the repository gone: %+v", p, e)
+		}
+	}
+	if out := logs.String(); strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "serving the last fetched copy") {
+		t.Errorf("want one warning with the repository gone, got:\n%s", out)
+	}
+	s.Close()
+	again := newServer(t, Options{URI: o.dir, BaseDir: base})
+	if e := getEnv(t, again, "/app00/default"); e.Version != h.String() || e.PropertySources[0].Source["k"] != "new" {
+		t.Fatalf("restarted with the repository gone: %+v", e)
+	}
+}
+
+// Without the git binary (the reference's image has none), go-git cannot
+// fetch a local path: the repository is still read in place, every commit
+// visible at the next request, and the local copy's failure said once.
+func TestServedInPlaceWithoutGit(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+	t.Setenv("PATH", t.TempDir())
+	var logs syncbuf.Buffer
+	s := newServer(t, Options{URI: o.dir, Logger: logs.Logger()})
+	for i := range 3 {
+		h := o.commit(map[string]string{"app.yml": fmt.Sprintf("k: %d\n", i+1)})
+		if e := getEnv(t, s, "/app/default"); e.Version != h.String() {
+			t.Fatalf("commit %d: served %s, want %s", i, e.Version, h)
+		}
+		settle(s)
+	}
+	if out := logs.String(); strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "cannot fetch the configuration repository into its local copy") {
+		t.Errorf("want one warning about the local copy, got:\n%s", out)
+	}
+	if s.mirror.hasCopy() {
+		t.Errorf("the mirror holds refs without git: %v", *s.mirror.known.Load())
+	}
 }
 
 // TestServingWhileTheRepositoryIsRepacked commits while requests run, for
@@ -454,6 +495,7 @@ func TestBrokenRepositoryKeepsTheLastGoodCopy(t *testing.T) {
 	var logs syncbuf.Buffer
 	s := newServer(t, Options{URI: o.dir, Logger: logs.Logger()})
 	good := getEnv(t, s, "/app/default").Version
+	settle(s)
 	setBranch(t, o, "master", plumbing.NewHash(strings.Repeat("ab", 20)))
 	for range 2 {
 		if e := getEnv(t, s, "/app/default"); e.Version != good || e.PropertySources[0].Source["k"] != "good" {
@@ -466,8 +508,9 @@ func TestBrokenRepositoryKeepsTheLastGoodCopy(t *testing.T) {
 }
 
 // A repository that borrows objects from another (git clone --shared
-// writes objects/info/alternates) is mirrored whole: the mirror holds the
-// borrowed objects too, and stands once the other repository is gone.
+// writes objects/info/alternates) is served, and mirrored whole: once the
+// fetch settles the mirror holds the borrowed objects too, and answers
+// need none of the other repository once it is gone.
 func TestRepositoryWithAlternates(t *testing.T) {
 	o := newOrigin(t, map[string]string{"app.yml": "k: borrowed\n", "other.yml": "o: 1\n"})
 	shared := filepath.Join(t.TempDir(), "shared")
@@ -488,6 +531,7 @@ func TestRepositoryWithAlternates(t *testing.T) {
 	if e := getEnv(t, s, "/app/default"); e.PropertySources[0].Source["k"] != "own" {
 		t.Fatalf("after a commit: %+v", e)
 	}
+	settle(s)
 	if err := os.RemoveAll(o.dir); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,10 @@ import (
 const (
 	DefaultLabel        = "master"
 	DefaultFetchTimeout = 10 * time.Second
+	// localFetchTimeout is the least time a background fetch of a
+	// repository on this machine may take: the first one copies the whole
+	// history.
+	localFetchTimeout = 2 * time.Minute
 )
 
 // Cache bounds, in entries.
@@ -63,6 +67,8 @@ type Server struct {
 	sourcePrefix string // "<uri>/" in front of each file name
 	mirror       *mirror
 	fresh        *freshness
+	reader       func() *reader // what answers are read from, once fresh
+	background   *background    // fetches a repository on this machine; nil for a remote one
 	tempDir      string
 
 	environments *lru.Cache[environmentKey, []propertySource]
@@ -115,8 +121,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// open opens the mirror and its source: the repository read directly when
-// it is on this machine, else fetched.
+// open opens the mirror and its source: the repository read in place when
+// it is on this machine (the mirror fetched in the background), else
+// fetched before each request.
 func (s *Server) open(opts Options, remoteURL string, isLocal bool) error {
 	dir := opts.BaseDir
 	if dir == "" {
@@ -131,23 +138,27 @@ func (s *Server) open(opts Options, remoteURL string, isLocal bool) error {
 		return fmt.Errorf("configserver: %w", err)
 	}
 	s.mirror = m
-	var update func() error
+	fetch := &remote{url: remoteURL, display: redact(opts.URI), auth: authFor(remoteURL, opts.Username, opts.Password),
+		timeout: cmp.Or(opts.FetchTimeout, DefaultFetchTimeout), log: s.log, mirror: m}
+	update := fetch.update
+	s.reader = func() *reader { return m.reader }
 	if isLocal {
-		files, err := newObjectFiles(dir)
-		if err != nil {
-			return fmt.Errorf("configserver: listing the local copy in %s: %w", dir, err)
-		}
-		update = (&local{path: remoteURL, mirror: m, files: files}).update
-	} else {
-		update = (&remote{url: remoteURL, display: redact(opts.URI), auth: authFor(remoteURL, opts.Username, opts.Password),
-			timeout: cmp.Or(opts.FetchTimeout, DefaultFetchTimeout), log: s.log, mirror: m}).update
+		var ctx context.Context
+		s.background, ctx = newBackground(redact(opts.URI), s.log, fetch.update)
+		fetch.ctx, fetch.timeout = ctx, max(fetch.timeout, localFetchTimeout)
+		l := newLocal(remoteURL, m, s.background)
+		update, s.reader = l.update, l.reader
 	}
-	s.fresh = newFreshness(redact(opts.URI), s.log, update, len(*m.known.Load()) > 0)
+	s.fresh = newFreshness(redact(opts.URI), s.log, update, m.hasCopy)
 	return nil
 }
 
-// Close removes the temporary base directory, if New created one.
+// Close stops the background fetch of a repository on this machine, and
+// removes the temporary base directory, if New created one.
 func (s *Server) Close() error {
+	if s.background != nil {
+		s.background.close()
+	}
 	if s.tempDir == "" {
 		return nil
 	}
