@@ -15,13 +15,13 @@ const retryAfter = 10 * time.Second
 // served when the repository cannot be read, up to date with go-git
 // fetches (fetch.go) run in the background, never on a request's path:
 // one at a time, the changes seen while one runs sharing the next
-// (coalescer). A failed fetch is tried again after retryAfter, with one
-// warning per outage.
+// (coalescer), each after a pause as long as the last took. A failed fetch
+// is tried again after retryAfter, with one warning per outage.
 //
-// go-git fetches a local path through git-upload-pack. Fetching before each
-// answer instead, as for a remote repository, was measured at 10,000 files
-// x 1,000 commits: 71-353 ms per one-file commit (median 111 ms), against a
-// budget of 50 ms for the first answer (docs/performance.md).
+// go-git fetches a local path through git-upload-pack (without git, through
+// its in-process server: package localfetch). Fetching before each answer,
+// as for a remote repository, took 71-353 ms (median 111 ms) per one-file
+// commit at 10,000 files x 1,000 commits, against a budget of 50 ms.
 type background struct {
 	display string
 	log     *slog.Logger
@@ -38,7 +38,18 @@ type background struct {
 // context that Close cancels, for fetch to run under.
 func newBackground(display string, log *slog.Logger, fetch func() error) (*background, context.Context) {
 	ctx, stop := context.WithCancel(context.Background())
-	return &background{display: display, log: log, fetches: coalescer{fn: fetch}, stop: stop}, ctx
+	var took time.Duration // by the last fetch; coalescer runs one at a time
+	paced := func() error {
+		select { // as long as the last fetch took: fetches take half a CPU at most
+		case <-time.After(took):
+		case <-ctx.Done():
+		}
+		t0 := time.Now()
+		err := fetch()
+		took = time.Since(t0)
+		return err
+	}
+	return &background{display: display, log: log, fetches: coalescer{fn: paced}, stop: stop}, ctx
 }
 
 // start asks for a fetch that starts after the call, and returns at once.
@@ -74,9 +85,6 @@ func (b *background) report(err error) {
 	}
 }
 
-// wait waits for the fetches started so far.
-func (b *background) wait() { b.runs.Wait() }
-
 // close cancels the fetch under way, if any, waits for it, and starts no
 // other.
 func (b *background) close() {
@@ -84,5 +92,5 @@ func (b *background) close() {
 	b.closed = true
 	b.mu.Unlock()
 	b.stop()
-	b.wait()
+	b.runs.Wait()
 }

@@ -26,7 +26,8 @@
 // file:// URL) is read in place, as Spring reads a file: URI: its refs are
 // read through go-git when the bytes of its ref files changed (package
 // reffiles), and when they changed the mirror is fetched from it with
-// go-git in the background, never on a request's path. When the
+// go-git in the background, never on a request's path (through go-git's
+// in-process server when git is not installed: package localfetch). When the
 // repository is unreachable, gone or broken the mirror, the last good copy,
 // is served (a warning is logged); with no copy at all the answer is 503
 // Service Unavailable (404 when the repository does not exist).

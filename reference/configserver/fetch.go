@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/fortune-tck/fortune-tck/reference/configserver/localfetch"
 )
 
 // maxPacks is how many packs the mirror of a remote repository gathers
@@ -32,6 +34,9 @@ type remote struct {
 	timeout time.Duration
 	log     *slog.Logger
 	mirror  *mirror
+	// inProcess fetches a repository on this machine without git: see
+	// fetchInProcess.
+	inProcess bool
 }
 
 // update runs one fetch; the coalescer runs one at a time. It first lists
@@ -41,6 +46,9 @@ type remote struct {
 func (r *remote) update() error {
 	ctx, cancel := context.WithTimeout(cmp.Or(r.ctx, context.Background()), r.timeout)
 	defer cancel()
+	if r.inProcess {
+		return r.fetchInProcess(ctx)
+	}
 	remoteRefs, err := r.list(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil
@@ -71,6 +79,18 @@ func (r *remote) update() error {
 		return nil
 	}
 	return err
+}
+
+// fetchInProcess fetches a repository on this machine through go-git's
+// in-process server (localfetch): go-git's fetch of a local path runs
+// git-upload-pack, and the reference's image has no git.
+func (r *remote) fetchInProcess(ctx context.Context) error {
+	m := r.mirror
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := localfetch.Fetch(ctx, m.repo.Storer, r.url, refSpecs)
+	m.reindex()
+	return cmp.Or(err, m.reload())
 }
 
 func (r *remote) fetch(ctx context.Context) error {

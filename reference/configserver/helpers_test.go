@@ -198,6 +198,6 @@ func openRepo(dir string) (*git.Repository, error) { return git.PlainOpen(dir) }
 // repository's refs named when they were last read.
 func settle(s *Server) {
 	if s.background != nil {
-		s.background.wait()
+		s.background.runs.Wait()
 	}
 }

@@ -28,26 +28,15 @@ type local struct {
 	path       string
 	mirror     *mirror
 	background *background
-	// current is what answers are read from: inPlace after an update that
-	// succeeded, the mirror after one that failed.
+	// current is what the answers to requests that waited for an update
+	// are read from: inPlace after an update that succeeded, the mirror
+	// after one that failed.
 	current atomic.Pointer[reader]
-	// inPlace reads the repository; nil until it opens, and after a
-	// reading of its refs failed.
+	// inPlace reads the repository; nil until it opens, and after a failure.
 	inPlace *reader
-	// refFiles tells when the refs cannot have changed since the last
-	// update, so that go-git need not read them (reffiles' doc says why).
+	// refFiles tells when the refs cannot have changed (reffiles says why).
 	refFiles *reffiles.Reader
 }
-
-func newLocal(path string, m *mirror, bg *background) *local {
-	l := &local{path: path, mirror: m, background: bg}
-	l.current.Store(m.reader)
-	return l
-}
-
-// reader is what the answer to a request that waited for an update is
-// read from.
-func (l *local) reader() *reader { return l.current.Load() }
 
 // maxReadings is how many times an update reads the repository when a
 // reading fails. A push through go-git rewrites a ref file in place (it

@@ -411,25 +411,39 @@ func TestMirrorIsFetchedAndServedWhenTheRepositoryVanishes(t *testing.T) {
 }
 
 // Without the git binary (the reference's image has none), go-git cannot
-// fetch a local path: the repository is still read in place, every commit
-// visible at the next request, and the local copy's failure said once.
-func TestServedInPlaceWithoutGit(t *testing.T) {
+// fetch a local path: the mirror is fetched through go-git's in-process
+// server instead (localfetch), and serves once the repository is gone.
+func TestMirrorFetchedWithoutGit(t *testing.T) {
 	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+	o.checkout("feature", true)
+	o.commit(map[string]string{"app.yml": "k: feature\n"})
+	o.tag("v1", true)
+	o.checkout("master", false)
+	path := os.Getenv("PATH")
 	t.Setenv("PATH", t.TempDir())
 	var logs syncbuf.Buffer
 	s := newServer(t, Options{URI: o.dir, Logger: logs.Logger()})
+	var h plumbing.Hash
 	for i := range 3 {
-		h := o.commit(map[string]string{"app.yml": fmt.Sprintf("k: %d\n", i+1)})
+		h = o.commit(map[string]string{"app.yml": fmt.Sprintf("k: %d\n", i+1)})
 		if e := getEnv(t, s, "/app/default"); e.Version != h.String() {
 			t.Fatalf("commit %d: served %s, want %s", i, e.Version, h)
 		}
 		settle(s)
 	}
-	if out := logs.String(); strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "cannot fetch the configuration repository into its local copy") {
-		t.Errorf("want one warning about the local copy, got:\n%s", out)
+	if err := o.repo.Storer.RemoveReference(plumbing.NewBranchReferenceName("feature")); err != nil {
+		t.Fatal(err)
 	}
-	if s.mirror.hasCopy() {
-		t.Errorf("the mirror holds refs without git: %v", *s.mirror.known.Load())
+	t.Setenv("PATH", path) // for git fsck
+	assertCopyMatches(t, "fetched without git", s, o)
+	if out := logs.String(); strings.Contains(out, "level=WARN") {
+		t.Errorf("warnings:\n%s", out)
+	}
+	if err := os.RemoveAll(o.dir); err != nil {
+		t.Fatal(err)
+	}
+	if e := getEnv(t, s, "/app/default"); e.Version != h.String() || fmt.Sprint(e.PropertySources[0].Source["k"]) != "3" {
+		t.Fatalf("with the repository gone: %+v", e)
 	}
 }
 

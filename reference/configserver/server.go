@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/fortune-tck/fortune-tck/reference/configserver/localfetch"
 	"github.com/fortune-tck/fortune-tck/reference/internal/lru"
 )
 
@@ -24,9 +25,8 @@ import (
 const (
 	DefaultLabel        = "master"
 	DefaultFetchTimeout = 10 * time.Second
-	// localFetchTimeout is the least time a background fetch of a
-	// repository on this machine may take: the first one copies the whole
-	// history.
+	// localFetchTimeout is the least a background fetch of a repository
+	// on this machine may take: the first one copies the whole history.
 	localFetchTimeout = 2 * time.Minute
 )
 
@@ -145,9 +145,10 @@ func (s *Server) open(opts Options, remoteURL string, isLocal bool) error {
 	if isLocal {
 		var ctx context.Context
 		s.background, ctx = newBackground(redact(opts.URI), s.log, fetch.update)
-		fetch.ctx, fetch.timeout = ctx, max(fetch.timeout, localFetchTimeout)
-		l := newLocal(remoteURL, m, s.background)
-		update, s.reader = l.update, l.reader
+		fetch.ctx, fetch.timeout, fetch.inProcess = ctx, max(fetch.timeout, localFetchTimeout), !localfetch.GitInstalled()
+		l := &local{path: remoteURL, mirror: m, background: s.background}
+		l.current.Store(m.reader)
+		update, s.reader = l.update, l.current.Load
 	}
 	s.fresh = newFreshness(redact(opts.URI), s.log, update, m.hasCopy)
 	return nil
