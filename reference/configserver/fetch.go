@@ -18,7 +18,7 @@ import (
 	"github.com/fortune-tck/fortune-tck/reference/configserver/localfetch"
 )
 
-// maxPacks is how many packs the mirror of a remote repository gathers
+// maxPacks is how many packs the mirror gathers, remote or local alike
 // (one per fetch that brought something) before go-git repacks them into
 // one: go-git searches packs one by one.
 const maxPacks = 32
@@ -90,6 +90,7 @@ func (r *remote) fetchInProcess(ctx context.Context) error {
 	defer m.mu.Unlock()
 	err := localfetch.Fetch(ctx, m.repo.Storer, r.url, refSpecs)
 	m.reindex()
+	r.repackIfNeeded(false)
 	return cmp.Or(err, m.reload())
 }
 

@@ -2,6 +2,7 @@ package configserver
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -248,20 +249,29 @@ func TestConcurrentRequestsWhileCommitting(t *testing.T) {
 	wg.Wait()
 }
 
+// A mirror fetched once per commit (with git, and through go-git's
+// in-process server without it) is repacked once it holds maxPacks packs.
 func TestManyFetchesAreRepacked(t *testing.T) {
-	o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
-	s := newServer(t, Options{URI: o.dir})
-	for i := range maxPacks + 5 {
-		o.commit(map[string]string{"app.yml": "k: " + string(rune('a'+i%26)) + "\n"})
-		getEnv(t, s, "/app/default")
-	}
-	settle(s)
-	packs, err := s.mirror.repo.Storer.(storer.PackedObjectStorer).ObjectPacks()
-	if err != nil || len(packs) > maxPacks {
-		t.Fatalf("%d packs (%v), want at most %d", len(packs), err, maxPacks)
-	}
-	if e := getEnv(t, s, "/app/default/"+mustHead(t, o).String()[:8]); e.PropertySources[0].Source["k"] == nil {
-		t.Fatalf("after repack: %+v", e)
+	for _, withGit := range []bool{true, false} {
+		t.Run(fmt.Sprint("git installed: ", withGit), func(t *testing.T) {
+			o := newOrigin(t, map[string]string{"app.yml": "k: 0\n"})
+			if !withGit {
+				t.Setenv("PATH", t.TempDir())
+			}
+			s := newServer(t, Options{URI: o.dir})
+			for i := range maxPacks + 5 {
+				o.commit(map[string]string{"app.yml": "k: " + string(rune('a'+i%26)) + "\n"})
+				getEnv(t, s, "/app/default")
+				settle(s) // a fetch per commit
+			}
+			packs, err := s.mirror.repo.Storer.(storer.PackedObjectStorer).ObjectPacks()
+			if err != nil || len(packs) > maxPacks {
+				t.Fatalf("%d packs (%v), want at most %d", len(packs), err, maxPacks)
+			}
+			if e := getEnv(t, s, "/app/default/"+mustHead(t, o).String()[:8]); e.PropertySources[0].Source["k"] == nil {
+				t.Fatalf("after repack: %+v", e)
+			}
+		})
 	}
 }
 

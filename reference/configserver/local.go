@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -28,9 +30,8 @@ type local struct {
 	path       string
 	mirror     *mirror
 	background *background
-	// current is what the answers to requests that waited for an update
-	// are read from: inPlace after an update that succeeded, the mirror
-	// after one that failed.
+	// current is what answers are read from after an update: inPlace after
+	// one that succeeded, the mirror after one that failed.
 	current atomic.Pointer[reader]
 	// inPlace reads the repository; nil until it opens, and after a failure.
 	inPlace *reader
@@ -98,9 +99,8 @@ func (l *local) read() error {
 	return nil
 }
 
-// open opens the repository through go-git, with objects/info/alternates
-// read as git does (go-git's default keeps them inside the repository's
-// directory), and the mirror's bounded cache.
+// open opens the repository through go-git, with the mirror's bounded cache
+// and objects/info/alternates read as git does (go-git's keeps them inside).
 func (l *local) open() error {
 	found, err := git.PlainOpen(l.path)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
@@ -113,11 +113,13 @@ func (l *local) open() error {
 	if !ok {
 		return fmt.Errorf("%s: not a repository on disk", l.path)
 	}
-	dir := st.Filesystem().Root()
-	repo, err := git.Open(filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(mirrorCacheBytes),
-		filesystem.Options{AlternatesFS: osfs.New("/")}), nil)
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", l.path, err)
+	dir, repo := st.Filesystem().Root(), found // found: a linked work tree's, which go-git's opening follows
+	if _, err := os.Stat(filepath.Join(dir, "commondir")); err != nil {
+		repo, err = git.Open(filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(mirrorCacheBytes),
+			filesystem.Options{AlternatesFS: osfs.New("/")}), nil)
+		if err != nil {
+			return fmt.Errorf("opening %s: %w", l.path, err)
+		}
 	}
 	l.refFiles = reffiles.New(dir)
 	l.refFiles.Changed() // before go-git reads the refs: a change made meanwhile shows next time
@@ -125,9 +127,9 @@ func (l *local) open() error {
 	return nil
 }
 
-// check makes go-git look for packs again (a push or git gc may have
-// brought new ones), then checks that the repository holds the commits
-// and trees of the refs that changed; the caller holds the reader's lock.
+// check makes go-git look for packs again (a push or git gc brings some),
+// then checks that the repository holds the commits and trees of the refs
+// that changed; the caller holds the reader's lock.
 func (l *local) check(refs refMap) error {
 	l.inPlace.reindex()
 	known := *l.inPlace.known.Load()
@@ -139,8 +141,7 @@ func (l *local) check(refs refMap) error {
 	return nil
 }
 
-// readRefs lists the branches and tags of repo, under the mirror's names;
-// one without a HEAD is gone.
+// readRefs lists repo's branches and tags, mirror-named; without HEAD it is gone.
 func readRefs(repo *git.Repository) (refMap, error) {
 	iter, err := repo.Storer.IterReferences()
 	if err != nil {
