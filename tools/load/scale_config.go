@@ -70,8 +70,9 @@ func scaleConfig(s *stack, r *scaleReport, rounds int) {
 	if err == nil {
 		for i, c := range servers {
 			peak, _ := peakMemory(c.p)
+			copied, _ := diskSize(filepath.Join(c.repo+"-base", "objects"))
 			first[i] = sized{size: c.size, wall: medianDuration(c.walls), cpu: medianDuration(c.cpus),
-				extra: fmt.Sprintf("slowest %s, peak memory %s", roundDuration(slices.Max(c.walls)), mib(peak))}
+				extra: fmt.Sprintf("slowest %s, peak memory %s, local copy then %s", roundDuration(slices.Max(c.walls)), mib(peak), mib(copied))}
 		}
 	}
 	r.figure("config server, first request after a one-file commit (10 and 10,000 files)", first[0], first[1], 0, err)
@@ -166,7 +167,7 @@ func startConfig(s *stack, files int) (*configUnderTest, sized, error) {
 	}
 	firstWall := time.Since(t0)
 	firstCPU, _ := cpuTime(c.p)
-	start := sized{size: c.size, wall: took, cpu: cpu, extra: fmt.Sprintf("then its first answer %s (CPU %s); peak memory %s, local copy %s (the repository, packed by git: %s)",
+	start := sized{size: c.size, wall: took, cpu: cpu, extra: fmt.Sprintf("then its first answer %s (CPU %s); peak memory %s, local copy so far %s (the repository, packed by git: %s)",
 		roundDuration(firstWall), roundDuration(firstCPU-cpu), mib(peak), mib(copied), mib(packed))}
 	return c, start, nil
 }
