@@ -102,7 +102,7 @@ func (l *local) read() error {
 // open opens the repository through go-git, with the mirror's bounded cache
 // and objects/info/alternates read as git does (go-git's keeps them inside).
 func (l *local) open() error {
-	found, err := git.PlainOpen(l.path)
+	found, err := git.PlainOpenWithOptions(l.path, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return fmt.Errorf("%s: %w", l.path, transport.ErrRepositoryNotFound)
 	}

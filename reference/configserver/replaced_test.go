@@ -2,6 +2,7 @@ package configserver
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -45,5 +46,23 @@ func TestRepositoryReplacedByUnrelatedHistory(t *testing.T) {
 	s2 := newServer(t, Options{URI: o.dir, BaseDir: base})
 	if e := getEnv(t, s2, "/app/default"); e.Version != h || e.PropertySources[0].Source["k"] != "newer" {
 		t.Fatalf("after a restart on the same base directory: %+v", e)
+	}
+}
+
+// A linked work tree (git worktree add: a .git file naming a git directory
+// whose refs and objects are the main one's) is served as its repository.
+func TestLinkedWorkTree(t *testing.T) {
+	o := newOrigin(t, map[string]string{"app.yml": "k: one\n"})
+	linked := filepath.Join(t.TempDir(), "linked")
+	if out, err := exec.Command("git", "-C", o.dir, "worktree", "add", "-q", "-b", "other", linked).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v %s", err, out)
+	}
+	s := newServer(t, Options{URI: linked})
+	if e := getEnv(t, s, "/app/default"); e.PropertySources[0].Source["k"] != "one" {
+		t.Fatalf("first answer: %+v", e)
+	}
+	h := o.commit(map[string]string{"app.yml": "k: two\n"})
+	if e := getEnv(t, s, "/app/default"); e.Version != h.String() || e.PropertySources[0].Source["k"] != "two" {
+		t.Fatalf("after a commit: %+v", e)
 	}
 }
