@@ -32,8 +32,7 @@ type background struct {
 	retry   atomic.Bool // a retry is scheduled
 }
 
-// newBackground returns a background updater running fetch, and the
-// context that Close cancels, for fetch to run under.
+// newBackground returns an updater running fetch, and the context close cancels.
 func newBackground(display string, log *slog.Logger, fetch func() error) (*background, context.Context) {
 	ctx, stop := context.WithCancel(context.Background())
 	var took time.Duration // by the last fetch; coalescer runs one at a time

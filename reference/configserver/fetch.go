@@ -27,16 +27,14 @@ const maxPacks = 32
 // over a network (http, https, ssh, git) before each request, or one on
 // this machine in the background (background.go).
 type remote struct {
-	ctx     context.Context // nil: context.Background()
-	url     string
-	display string
-	auth    transport.AuthMethod
-	timeout time.Duration
-	log     *slog.Logger
-	mirror  *mirror
-	// inProcess fetches a repository on this machine without git: see
-	// fetchInProcess.
-	inProcess bool
+	ctx       context.Context // nil: context.Background()
+	url       string
+	display   string
+	auth      transport.AuthMethod
+	timeout   time.Duration
+	log       *slog.Logger
+	mirror    *mirror
+	inProcess bool // fetch a repository on this machine without git (fetchInProcess)
 }
 
 // update runs one fetch; the coalescer runs one at a time. It first lists
