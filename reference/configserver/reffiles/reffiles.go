@@ -36,6 +36,7 @@ const maxRefFile = 255
 type Reader struct {
 	dir        string
 	cur, kept  []byte
+	loose      []string // the last reading's ref files under refs/ that hold something
 	ok, usable bool
 	buf        [maxRefFile]byte
 }
@@ -53,7 +54,7 @@ func New(dir string) *Reader {
 // before the refs themselves, then Keep once those are applied: a change
 // made meanwhile then shows at the next call.
 func (r *Reader) Changed() bool {
-	r.ok = false
+	r.ok, r.loose = false, r.loose[:0]
 	t, err := r.file(r.cur[:0], "HEAD")
 	if err == nil {
 		t, err = r.tree(t, "refs")
@@ -72,6 +73,10 @@ func (r *Reader) Keep() {
 		r.kept, r.cur, r.ok = r.cur, r.kept[:0], false
 	}
 }
+
+// Loose lists the ref files under refs/ of the last reading ("refs/heads/master"), lock files and empty
+// files left out: what a reading of the refs made right after it must hold, but for refs deleted meanwhile.
+func (r *Reader) Loose() []string { return r.loose }
 
 // Forget drops the reading kept: the next call to Changed says changed.
 func (r *Reader) Forget() { r.kept = nil }
@@ -115,6 +120,9 @@ func (r *Reader) file(t []byte, rel string) ([]byte, error) {
 	n, err := io.ReadFull(f, r.buf[:])
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return t, err
+	}
+	if n > 0 && strings.HasPrefix(rel, "refs/") {
+		r.loose = append(r.loose, rel)
 	}
 	t = append(append(t, rel...), 0, byte(n))
 	return append(t, r.buf[:n]...), nil

@@ -109,3 +109,29 @@ func TestAnUnreadableFileIsAChange(t *testing.T) {
 		t.Fatal("an unreadable ref read as unchanged")
 	}
 }
+
+// Loose names the reading's ref files under refs/ that hold something: not
+// HEAD or packed-refs, not a lock file, not an empty file.
+func TestLooseListsTheRefFilesOfTheReading(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "HEAD", "ref: refs/heads/master\n")
+	write(t, dir, "packed-refs", hash('p'))
+	write(t, dir, "refs/heads/master", hash('a'))
+	write(t, dir, "refs/heads/feature/x", hash('b'))
+	write(t, dir, "refs/heads/master.lock", hash('c'))
+	write(t, dir, "refs/heads/being-written", "")
+	write(t, dir, "refs/tags/v1", hash('d'))
+	r := New(dir)
+	r.Changed()
+	got := strings.Join(r.Loose(), " ")
+	if want := "refs/heads/feature/x refs/heads/master refs/tags/v1"; got != want {
+		t.Errorf("Loose() = %q, want %q", got, want)
+	}
+	if err := os.Remove(filepath.Join(dir, "refs", "tags", "v1")); err != nil {
+		t.Fatal(err)
+	}
+	r.Changed()
+	if got := strings.Join(r.Loose(), " "); got != "refs/heads/feature/x refs/heads/master" {
+		t.Errorf("after the tag went, Loose() = %q", got)
+	}
+}
