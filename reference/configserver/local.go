@@ -31,11 +31,9 @@ type local struct {
 	path       string
 	mirror     *mirror
 	background *background
-	// current is what answers are read from after an update: inPlace after
-	// one that succeeded, the mirror after one that failed.
-	current  atomic.Pointer[reader]
-	inPlace  *reader          // reads the repository; nil until it opens, and after a failure
-	refFiles *reffiles.Reader // tells when the refs cannot have changed (reffiles says why)
+	current    atomic.Pointer[reader] // answers: inPlace after an update that succeeded, else the mirror
+	inPlace    *reader                // reads the repository; nil until it opens, and after a failure
+	refFiles   *reffiles.Reader       // tells when the refs cannot have changed (reffiles says why)
 }
 
 // maxReadings is how many times an update reads the repository when a

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -48,12 +49,13 @@ func newReader(repo *git.Repository, known refMap, fallback *reader) *reader {
 	return r
 }
 
-// read runs fn on the repository, again after a reindex when it fails,
-// then on the fallback's when asked to.
+// read runs fn on the repository, again after reindexes while it fails (a
+// git repack swaps packs under it), then on the fallback's when asked to.
 func (r *reader) read(useFallback bool, fn func(*git.Repository) error) error {
 	r.mu.Lock()
 	err := fn(r.repo)
-	if err != nil {
+	for retry := 1; err != nil && retry <= 4; retry++ {
+		time.Sleep(time.Duration(retry-1) * time.Millisecond)
 		r.reindex()
 		err = fn(r.repo)
 	}
