@@ -105,22 +105,22 @@ func (st *Stack) progress(format string, args ...any) {
 	}
 }
 
-// build compiles the reference's command (cmd/reference) from the checkout the harness runs in and returns its
-// binary. The harness names the command to build and nothing else of it: it only ever runs the binary, as it
-// would run anyone's implementation.
+// build compiles the commands of the checkout the harness runs in (./cmd/...) and returns the reference's.
+// Building them all by pattern keeps harness/ free of any path into the reference: it only ever runs the
+// binary, as it would run anyone's implementation.
 func (st *Stack) build(ctx context.Context) (string, error) {
 	root, err := Checkout()
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(st.dir, "bin", "reference")
+	binDir := filepath.Join(st.dir, "bin")
 	st.progress("building the reference from %s", root)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/reference")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the reference from %s: %w\n%s", root, err, out)
+		return "", fmt.Errorf("building the commands of %s: %w\n%s", root, err, out)
 	}
-	return bin, nil
+	return filepath.Join(binDir, "reference"), nil
 }
 
 // Checkout finds the root of the fortune-tck checkout that contains the working directory.
